@@ -1,0 +1,52 @@
+import type { GraphExecutor } from '../infra/neo4j.js';
+import type { Workspace } from '../workspaces/repository.js';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string | null;
+  createdAt: string;
+}
+
+export interface KeyRecord {
+  id: string;
+  label: string | null;
+  prefix: string;
+  createdAt: string;
+}
+
+/** Users, their keys and workspaces as the operator manages them. */
+export class AdminRepository {
+  constructor(private readonly graph: GraphExecutor) {}
+
+  async createUser(user: User): Promise<User> {
+    const [row] = await this.graph.write('admin/create-user', { ...user, now: user.createdAt });
+    return row.user;
+  }
+
+  async createUserKey(userId: string, key: KeyRecord & { hash: string }): Promise<KeyRecord | undefined> {
+    const [row] = await this.graph.write('admin/create-user-key', { userId, ...key, now: key.createdAt });
+    return row?.key;
+  }
+
+  /** The revoked key's hash, or undefined when the user has no such key. */
+  async revokeUserKey(userId: string, keyId: string, now: string): Promise<string | undefined> {
+    const [row] = await this.graph.write('admin/revoke-user-key', { userId, keyId, now });
+    return row?.hash;
+  }
+
+  async createWorkspace(input: { id: string; name: string; plan: string; ownerUserId: string; parentWorkspaceId: string | null; now: string }) {
+    const [row] = await this.graph.write('admin/create-workspace', input);
+    return row as { workspace: Workspace | null; ownerFound: boolean; parentFound: boolean };
+  }
+
+  async updateWorkspace(workspaceId: string, changes: Record<string, unknown>, parent: { set: boolean; id: string | null }) {
+    const [row] = await this.graph.write('admin/update-workspace', {
+      workspaceId,
+      changes,
+      setParent: parent.set,
+      parentWorkspaceId: parent.id,
+    });
+    return row as { workspace: Workspace; parentFound: boolean; cycle: boolean } | undefined;
+  }
+}

@@ -1,0 +1,75 @@
+import { generateKey } from '../auth/keys.js';
+import { AppError, invalidField, notFound } from '../http/problem.js';
+import { newId } from '../infra/ids.js';
+import { isConstraintViolation } from '../infra/neo4j.js';
+import type { ServiceDeps } from '../services.js';
+import type { Workspace } from '../workspaces/repository.js';
+import { AdminRepository, type KeyRecord, type User } from './repository.js';
+
+export type Plan = 'free' | 'team' | 'enterprise';
+
+/** The operator's operations: used by the admin API and by the CLI alike. */
+export class AdminService {
+  private readonly repo: AdminRepository;
+
+  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'clock' | 'authenticator'>) {
+    this.repo = new AdminRepository(deps.graph);
+  }
+
+  async createUser(input: { email: string; name?: string }): Promise<User> {
+    try {
+      return await this.repo.createUser({ id: newId('usr'), email: input.email.toLowerCase(), name: input.name ?? null, createdAt: this.now() });
+    } catch (err) {
+      if (isConstraintViolation(err)) throw new AppError('email_taken', 'A user with that email already exists');
+      throw err;
+    }
+  }
+
+  /** A new key for a user; the full key is in this answer only. */
+  async createUserKey(userId: string, label?: string): Promise<KeyRecord & { key: string }> {
+    const { key, prefix, hash } = generateKey('user');
+    const record = await this.repo.createUserKey(userId, { id: newId('key'), label: label ?? null, prefix, hash, createdAt: this.now() });
+    if (!record) throw notFound('User');
+    return { ...record, key };
+  }
+
+  async revokeUserKey(userId: string, keyId: string): Promise<void> {
+    const hash = await this.repo.revokeUserKey(userId, keyId, this.now());
+    if (!hash) throw notFound('Key');
+    await this.deps.authenticator.accessChanged([hash]);
+  }
+
+  async createWorkspace(input: { name: string; ownerUserId: string; plan?: Plan; parentWorkspaceId?: string }): Promise<Workspace> {
+    const result = await this.repo.createWorkspace({
+      id: newId('ws'),
+      name: input.name,
+      plan: input.plan ?? 'free',
+      ownerUserId: input.ownerUserId,
+      parentWorkspaceId: input.parentWorkspaceId ?? null,
+      now: this.now(),
+    });
+    if (!result.ownerFound) throw invalidField('/ownerUserId', 'does not name a user');
+    if (!result.parentFound) throw invalidField('/parentWorkspaceId', 'does not name a workspace');
+    return normalise(result.workspace!);
+  }
+
+  async updateWorkspace(
+    workspaceId: string,
+    input: { name?: string; plan?: Plan; monthlyRetrievalLimit?: number | null; parentWorkspaceId?: string | null },
+  ): Promise<Workspace> {
+    const { parentWorkspaceId, ...changes } = input;
+    const result = await this.repo.updateWorkspace(workspaceId, changes, { set: parentWorkspaceId !== undefined, id: parentWorkspaceId ?? null });
+    if (!result) throw notFound('Workspace');
+    if (!result.parentFound) throw invalidField('/parentWorkspaceId', 'does not name a workspace');
+    if (result.cycle) throw invalidField('/parentWorkspaceId', 'would make the workspace its own ancestor');
+    return normalise(result.workspace);
+  }
+
+  private now(): string {
+    return this.deps.clock().toISOString();
+  }
+}
+
+function normalise(ws: Workspace): Workspace {
+  return { ...ws, parentWorkspaceId: ws.parentWorkspaceId ?? null, monthlyRetrievalLimit: ws.monthlyRetrievalLimit ?? null };
+}

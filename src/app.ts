@@ -1,0 +1,52 @@
+import { bodyParser } from '@koa/bodyparser';
+import Koa from 'koa';
+import { adminRoutes } from './admin/routes.js';
+import { agentRoutes } from './agents/routes.js';
+import { errorHandler } from './http/error-handler.js';
+import { observe } from './http/observability.js';
+import { buildOpenApi } from './http/openapi.js';
+import type { AnyRoute } from './http/route.js';
+import { buildRouter } from './http/router.js';
+import { nodeRoutes } from './nodes/routes.js';
+import { opsRoutes } from './ops/routes.js';
+import { playbookRoutes } from './playbooks/routes.js';
+import { retrievalRoutes } from './retrieval/routes.js';
+import type { AppServices } from './services.js';
+import { workspaceRoutes } from './workspaces/routes.js';
+
+/** Every endpoint of the API, in the order the documentation lists them. */
+export function allRoutes(s: AppServices): AnyRoute[] {
+  let document: object | undefined;
+  const api: AnyRoute[] = [
+    ...adminRoutes(s),
+    ...workspaceRoutes(s),
+    ...playbookRoutes(s),
+    ...agentRoutes(s),
+    ...nodeRoutes(s),
+    ...retrievalRoutes(s),
+  ];
+  const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {
+    version: '1.0.0',
+    description: 'Version-controlled playbooks, a knowledge graph of context nodes, and the agents that retrieve them. Errors are RFC 9457 problem+json.',
+  })));
+  return [...ops, ...api];
+}
+
+/** The Koa application: middleware order and routers, nothing else. */
+export function createApp(s: AppServices, options: { validateResponses?: boolean } = {}): Koa {
+  const app = new Koa({ proxy: false });
+  app.use(observe(s.logger, s.metrics));
+  app.use(errorHandler(s.logger));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
+  for (const middleware of buildRouter(allRoutes(s), {
+    authenticator: s.authenticator,
+    rateLimiter: s.rateLimiter,
+    adminToken: s.config.adminToken,
+    validateResponses: options.validateResponses,
+  })) {
+    app.use(middleware);
+  }
+  // Errors are rendered by errorHandler; Koa's own printer would only duplicate them.
+  app.silent = true;
+  return app;
+}

@@ -1,0 +1,100 @@
+import { Ajv } from 'ajv';
+
+/** Monthly retrieval limits per plan; a workspace's own `monthlyRetrievalLimit` overrides these. */
+export interface PlanLimits {
+  free: number;
+  team: number;
+  enterprise: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absent: the service starts its own Neo4j (see src/infra/local-deps.ts). */
+  neo4j: { uri?: string; username: string; password: string; database: string };
+  /** Absent: the service starts its own redis-server. */
+  redisUrl?: string;
+  /** Absent: the admin API answers 404. */
+  adminToken?: string;
+  metricsToken?: string;
+  logLevel: string;
+  plans: PlanLimits;
+  /** Requests per key per minute; absent: no per-key rate limit. */
+  rateLimitPerKeyPerMinute?: number;
+  bundleCache: { enabled: boolean; maxBytes: number };
+  /** Where the self-started Neo4j and Redis keep their data. */
+  dataDir: string;
+  shutdownGraceMs: number;
+}
+
+const intString = { type: 'string', pattern: '^[0-9]+$' } as const;
+
+// Every variable the service reads, described once: validated here, listed in the README.
+const envSchema = {
+  type: 'object',
+  properties: {
+    PORT: intString,
+    HOST: { type: 'string', minLength: 1 },
+    NEO4J_URI: { type: 'string', pattern: '^(neo4j|bolt)(\\+s|\\+ssc)?://.+' },
+    NEO4J_USERNAME: { type: 'string', minLength: 1 },
+    NEO4J_PASSWORD: { type: 'string' },
+    NEO4J_DATABASE: { type: 'string', minLength: 1 },
+    REDIS_URL: { type: 'string', pattern: '^rediss?://.+' },
+    ADMIN_TOKEN: { type: 'string', minLength: 16 },
+    METRICS_TOKEN: { type: 'string', minLength: 1 },
+    LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    PLAN_FREE_MONTHLY_RETRIEVALS: intString,
+    PLAN_TEAM_MONTHLY_RETRIEVALS: intString,
+    PLAN_ENTERPRISE_MONTHLY_RETRIEVALS: intString,
+    RATE_LIMIT_PER_KEY_PER_MINUTE: intString,
+    BUNDLE_CACHE: { enum: ['on', 'off'] },
+    BUNDLE_CACHE_MAX_BYTES: intString,
+    DATA_DIR: { type: 'string', minLength: 1 },
+    SHUTDOWN_GRACE_MS: intString,
+  },
+} as const;
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; throws ConfigError with one readable line per problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.keys(envSchema.properties)
+      .filter((k) => env[k] !== undefined && env[k] !== '')
+      .map((k) => [k, env[k]]),
+  );
+  const validate = new Ajv({ allErrors: true }).compile(envSchema);
+  if (!validate(relevant)) {
+    const lines = (validate.errors ?? []).map((e) => `${e.instancePath.slice(1)} ${e.message}`);
+    throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
+  }
+  const int = (name: string, fallback: number) =>
+    relevant[name] === undefined ? fallback : Number.parseInt(relevant[name] as string, 10);
+  const rate = relevant.RATE_LIMIT_PER_KEY_PER_MINUTE;
+  return {
+    port: int('PORT', 3000),
+    host: relevant.HOST ?? '0.0.0.0',
+    neo4j: {
+      uri: relevant.NEO4J_URI,
+      username: relevant.NEO4J_USERNAME ?? 'neo4j',
+      password: relevant.NEO4J_PASSWORD ?? 'neo4j',
+      database: relevant.NEO4J_DATABASE ?? 'neo4j',
+    },
+    redisUrl: relevant.REDIS_URL,
+    adminToken: relevant.ADMIN_TOKEN,
+    metricsToken: relevant.METRICS_TOKEN,
+    logLevel: relevant.LOG_LEVEL ?? 'info',
+    plans: {
+      free: int('PLAN_FREE_MONTHLY_RETRIEVALS', 1_000),
+      team: int('PLAN_TEAM_MONTHLY_RETRIEVALS', 100_000),
+      enterprise: int('PLAN_ENTERPRISE_MONTHLY_RETRIEVALS', 10_000_000),
+    },
+    rateLimitPerKeyPerMinute: rate === undefined ? undefined : Number.parseInt(rate, 10),
+    bundleCache: {
+      enabled: (relevant.BUNDLE_CACHE ?? 'on') === 'on',
+      maxBytes: int('BUNDLE_CACHE_MAX_BYTES', 64 * 1024 * 1024),
+    },
+    dataDir: relevant.DATA_DIR ?? 'data',
+    shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000),
+  };
+}

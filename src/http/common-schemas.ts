@@ -1,0 +1,51 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** Schema pieces shared by several components. Limits follow decisions §2. */
+
+export const Id = (description = 'Opaque id with a type prefix') => Type.String({ minLength: 1, maxLength: 100, description });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const Title = Type.String({ minLength: 1, maxLength: 200 });
+export const Name = Type.String({ minLength: 1, maxLength: 200 });
+export const Summary = Type.String({ maxLength: 2000 });
+export const Description = Type.String({ maxLength: 2000 });
+export const Label = Type.String({ maxLength: 100 });
+export const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'lowercase a-z, 0-9 and single hyphens' });
+export const RoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('owner')]);
+
+/** An object schema that refuses unknown fields (every request body and query). */
+export const Strict = <T extends Parameters<typeof Type.Object>[0]>(properties: T, options: object = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+export const WorkspacePath = Strict({ workspaceId: Id('Workspace id') });
+
+export const Pagination = Type.Object({
+  page: Type.Integer({ minimum: 1 }),
+  limit: Type.Integer({ minimum: 1 }),
+  total: Type.Integer({ minimum: 0 }),
+});
+
+/** `page` and `limit` query parameters, shared by every paginated list. */
+export const PageQuery = {
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+};
+
+export const Order = Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' });
+
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: 'stable snake_case error code' }),
+    instance: Type.Optional(Type.String()),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String({ description: 'JSON pointer' }), message: Type.String(), in: Type.Optional(Type.String()) })),
+    ),
+  },
+  { description: 'RFC 9457 problem details' },
+);
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

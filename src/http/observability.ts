@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Middleware, Next } from 'koa';
+import type { Logger } from 'pino';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The process's Prometheus metrics; one registry per app so that tests can build several apps. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly quotaRejections = new Counter({
+    name: 'quota_rejections_total',
+    help: 'Retrievals refused because the monthly quota was exhausted',
+    registers: [this.registry],
+  });
+  readonly dependencyErrors = new Counter({
+    name: 'dependency_errors_total',
+    help: 'Failed calls to Neo4j or Redis',
+    labelNames: ['dependency'],
+    registers: [this.registry],
+  });
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+}
+
+const validRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives every request an id (the caller's X-Request-Id when it is sane), echoes it, logs one line per
+ * request and records the metrics. The route label is the matched pattern, never the raw URL.
+ */
+export function observe(logger: Logger, metrics: Metrics): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint();
+    const given = ctx.get('x-request-id');
+    const requestId = validRequestId.test(given) ? given : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const labels = { method: ctx.method, route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: String(ctx.status) };
+      metrics.requests.inc(labels);
+      metrics.duration.observe(labels, seconds);
+      if (ctx.status === 429 && ctx.body && (ctx.body as { code?: string }).code === 'quota_exceeded') metrics.quotaRejections.inc();
+      if (ctx.status === 503) metrics.dependencyErrors.inc({ dependency: /graph/.test(String((ctx.body as { detail?: string })?.detail)) ? 'neo4j' : 'redis' });
+      logger.info({ requestId, method: ctx.method, route: labels.route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    }
+  };
+}

@@ -1,0 +1,81 @@
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { errorCodes } from './problem.js';
+import { Problem } from './common-schemas.js';
+import type { AnyRoute } from './route.js';
+
+/** Drops TypeBox's symbol keys and our defaults-free copies: what remains is plain JSON Schema 2020-12. */
+const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
+
+function parameters(schema: TObject | undefined, where: 'path' | 'query') {
+  if (!schema) return [];
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties).map(([name, prop]) => {
+    const { description, ...rest } = plain(prop as TSchema);
+    const repeatable = rest.type === 'array';
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+      ...(repeatable ? { style: 'form', explode: true } : {}),
+    };
+  });
+}
+
+const commonErrors: Record<number, string> = {
+  400: 'Invalid input (problem+json, with `errors` per field)',
+  401: 'Missing, unknown or revoked key',
+  403: 'Role too low, or a key of the wrong kind',
+  404: 'Not found, or not visible to the caller',
+  503: 'Neo4j or Redis unreachable (with Retry-After)',
+};
+
+/** The OpenAPI 3.1 document, built from the same route specs (and JSON Schemas) the router validates with. */
+export function buildOpenApi(routes: AnyRoute[], info: { version: string; description: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const statuses = new Set<number>(route.access.kind === 'public' ? [] : [401, 403, 404, 503]);
+    if (route.params || route.query || route.body) statuses.add(400);
+    for (const s of route.errors ?? []) statuses.add(s);
+    const responses: Record<string, unknown> = {};
+    for (const [status, spec] of Object.entries(route.responses)) {
+      responses[status] = {
+        description: spec.description,
+        ...(spec.headers ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+        ...(spec.schema ? { content: { 'application/json': { schema: plain(spec.schema) } } } : {}),
+      };
+    }
+    for (const status of [...statuses].sort()) {
+      responses[status] ??= {
+        description: commonErrors[status] ?? Object.values(errorCodes).find((c) => c.status === status)?.title ?? 'Error',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    (paths[path] ??= {})[route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: [route.tag],
+      ...(route.access.kind === 'public' ? { security: [] } : route.access.kind === 'operator' ? { security: [{ operatorToken: [] }] } : {}),
+      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(route.body) } } } } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Playbooks and Context API', version: info.version, description: info.description },
+    servers: [{ url: '/' }],
+    security: [{ apiKey: [] }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A user key (pk_user_…) or an agent key (pk_…)' },
+        operatorToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment' },
+      },
+      schemas: { Problem: plain(Problem) },
+    },
+    paths,
+  };
+}

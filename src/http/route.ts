@@ -1,0 +1,68 @@
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { Context } from 'koa';
+import type { Caller, Role } from '../auth/caller.js';
+
+/**
+ * Who may call a route.
+ * - public: no key (health, docs).
+ * - operator: the ADMIN_TOKEN (admin API).
+ * - workspace: a member of the `:workspaceId` in the path, with at least `minRole`;
+ *   `userKeyOnly` routes answer 403 user_key_required to an agent key before any look-up.
+ */
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'operator' }
+  | { kind: 'workspace'; minRole: Role; userKeyOnly?: boolean };
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  /** Response headers worth documenting, name → description. */
+  headers?: Record<string, string>;
+}
+
+type Empty = TObject<{}>;
+
+export interface RouteInput<P extends TObject, Q extends TObject, B extends TSchema> {
+  params: Static<P>;
+  query: Static<Q>;
+  body: Static<B>;
+}
+
+/** What a handler receives: the validated input, the caller (absent on public and operator routes), and ctx. */
+export interface HandlerArgs<P extends TObject, Q extends TObject, B extends TSchema> extends RouteInput<P, Q, B> {
+  caller: Caller;
+  ctx: Context;
+}
+
+/**
+ * One endpoint: its path, who may call it, the JSON Schemas of its input (which both validate the
+ * request and document it in OpenAPI) and of its responses, and a thin handler.
+ */
+export interface RouteSpec<P extends TObject = Empty, Q extends TObject = Empty, B extends TSchema = TSchema> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Absolute, in @koa/router syntax: /api/v1/workspaces/:workspaceId/playbooks/:playbookId */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, ResponseSpec>;
+  /** Problem statuses worth listing in the documentation besides the ones every route has. */
+  errors?: number[];
+  /** Sets ctx.status and ctx.body (and headers); returns nothing. */
+  handler: (args: HandlerArgs<P, Q, B>) => Promise<void>;
+}
+
+export type AnyRoute = RouteSpec<any, any, any>;
+
+/** Identity function that lets TypeScript infer the handler's input types from the schemas. */
+export function defineRoute<P extends TObject = Empty, Q extends TObject = Empty, B extends TSchema = TSchema>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec<P, Q, B> {
+  return spec;
+}

@@ -1,0 +1,116 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import type { Authenticator } from '../auth/authenticator.js';
+import { type Caller, roleAtLeast } from '../auth/caller.js';
+import { hashKey as keyHashOf, keyKind } from '../auth/keys.js';
+import type { RateLimiter } from '../infra/rate-limiter.js';
+import { AppError } from './problem.js';
+import type { AnyRoute } from './route.js';
+import { responseProblems, validatePart } from './validation.js';
+
+export interface RouterDeps {
+  authenticator: Authenticator;
+  rateLimiter?: RateLimiter;
+  adminToken?: string;
+  /** Check every response body against its documented schema (tests): a mismatch is a 500. */
+  validateResponses?: boolean;
+}
+
+function bearer(ctx: Context): string | undefined {
+  const header = ctx.get('authorization');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** Constant-time comparison: both sides are hashed first so their lengths say nothing either. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function operatorOnly(adminToken: string | undefined): Middleware {
+  return async (ctx, next) => {
+    // No token configured: the admin API does not exist.
+    if (!adminToken) throw new AppError('not_found', 'No such route');
+    const token = bearer(ctx);
+    if (token && sameSecret(token, adminToken)) return next();
+    if (token && keyKind(token)) throw new AppError('forbidden', 'The admin API takes the operator token, not an API key');
+    throw new AppError('unauthorized', 'The operator token is required');
+  };
+}
+
+function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, deps: RouterDeps): Middleware {
+  const { minRole, userKeyOnly } = route.access;
+  return async (ctx: Context, next: Next) => {
+    const token = bearer(ctx);
+    if (!token) throw new AppError('unauthorized', 'A valid API key is required');
+    if (userKeyOnly && keyKind(token) === 'agent') {
+      throw new AppError('user_key_required', 'This endpoint takes a user key; agent keys cannot manage agents or members');
+    }
+    const { authenticator } = deps;
+    const snapshot = await authenticator.snapshot(keyHashOf(token));
+    const principal = await authenticator.authenticate(token, snapshot);
+    const workspaceId = ctx.params.workspaceId;
+    const role = await authenticator.roleIn(principal, workspaceId, snapshot);
+    if (!role) throw new AppError('not_found', 'Workspace not found');
+    if (deps.rateLimiter) await deps.rateLimiter.check(principal.keyId);
+    if (!roleAtLeast(role, minRole)) {
+      throw new AppError('insufficient_role', `This needs the ${minRole} role or higher; the caller is ${role}`);
+    }
+    const caller: Caller = {
+      principal,
+      workspaceId,
+      role,
+      actingUserId: principal.kind === 'user' ? principal.id : principal.sponsorUserId,
+    };
+    ctx.state.caller = caller;
+    return next();
+  };
+}
+
+function handle(route: AnyRoute, deps: RouterDeps): Middleware {
+  return async (ctx: Context) => {
+    if (route.body && ctx.request.length && !ctx.is('application/json')) {
+      throw new AppError('unsupported_media_type', 'The request body must be application/json');
+    }
+    const params = route.params ? validatePart(route.params, ctx.params, 'path') : {};
+    const query = route.query ? validatePart(route.query, ctx.query, 'query') : {};
+    const body = route.body ? validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body') : undefined;
+    await route.handler({ params, query, body, caller: ctx.state.caller, ctx } as never);
+    if (deps.validateResponses) checkResponse(route, ctx);
+  };
+}
+
+function checkResponse(route: AnyRoute, ctx: Context): void {
+  const spec = route.responses[ctx.status];
+  if (!spec) throw new Error(`${route.operationId} answered ${ctx.status}, which its route does not document`);
+  if (spec.schema && ctx.body !== undefined && !Buffer.isBuffer(ctx.body)) {
+    const problems = responseProblems(spec.schema, ctx.body);
+    if (problems) throw new Error(`${route.operationId} ${ctx.status} body does not match its schema: ${problems}`);
+  }
+}
+
+/** Mounts every route with its access check, validation and handler, plus 404/405 problems for the rest. */
+export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware[] {
+  const router = new Router();
+  for (const route of routes) {
+    const access: Middleware[] =
+      route.access.kind === 'operator'
+        ? [operatorOnly(deps.adminToken)]
+        : route.access.kind === 'workspace'
+          ? [workspaceMember(route as AnyRoute & { access: { kind: 'workspace' } }, deps)]
+          : [];
+    router.register(route.path, [route.method.toUpperCase()], [...access, handle(route, deps)], { name: route.operationId });
+  }
+  const unmatched: Middleware = async (ctx, next) => {
+    await next();
+    if (ctx.body !== undefined && ctx.body !== null) return;
+    if (ctx.status === 405 || ctx.status === 501) {
+      const allow = ctx.response.get('Allow');
+      throw new AppError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}`, { headers: { Allow: allow } });
+    }
+    if (ctx.status === 404) throw new AppError('not_found', 'No such route');
+  };
+  return [unmatched, router.routes() as Middleware, router.allowedMethods() as Middleware];
+}

@@ -1,0 +1,82 @@
+import type { TSchema } from '@sinclair/typebox';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { AppError, type FieldError } from './problem.js';
+
+type Where = 'body' | 'query' | 'path';
+
+function makeAjv(coerce: boolean, useDefaults = true): Ajv {
+  // Query strings and path segments arrive as text (a repeated parameter as an array), so they are
+  // coerced to the schema's types; JSON bodies are taken exactly as sent.
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults,
+    coerceTypes: coerce ? 'array' : false,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+const responseAjv = makeAjv(false, false);
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+const compiledResponses = new WeakMap<TSchema, ValidateFunction>();
+
+function validatorFor(schema: TSchema, where: Where): ValidateFunction {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    fn = (where === 'body' ? bodyAjv : textAjv).compile(schema);
+    compiled.set(schema, fn);
+  }
+  return fn;
+}
+
+function toFieldError(e: ErrorObject, where: Where, raw: unknown): FieldError {
+  if (e.keyword === 'required') {
+    return { path: `${e.instancePath}/${e.params.missingProperty}`, message: 'is required', in: where };
+  }
+  if (e.keyword === 'additionalProperties') {
+    const name = e.params.additionalProperty;
+    return { path: `${e.instancePath}/${name}`, message: where === 'body' ? 'is not an allowed field' : 'is not a known parameter', in: where };
+  }
+  if (e.keyword === 'enum') {
+    return { path: e.instancePath, message: `must be one of: ${e.params.allowedValues.join(', ')}`, in: where };
+  }
+  if (where === 'query' && e.keyword === 'type' && e.instancePath.split('/').length === 2) {
+    const name = e.instancePath.slice(1);
+    if (Array.isArray((raw as Record<string, unknown>)[name])) {
+      return { path: e.instancePath, message: 'must not be repeated', in: where };
+    }
+  }
+  return { path: e.instancePath || '/', message: e.message ?? 'is invalid', in: where };
+}
+
+/**
+ * Validates one part of a request against its schema, applying defaults and (for text parts)
+ * coercions; returns the validated value or throws a 400 listing every invalid field.
+ */
+export function validatePart<T>(schema: TSchema, value: unknown, where: Where): T {
+  const data = where === 'body' ? value : { ...(value as object) };
+  const raw = where === 'query' ? { ...(value as object) } : undefined;
+  const validate = validatorFor(schema, where);
+  if (!validate(data)) {
+    const errors = (validate.errors ?? []).map((e) => toFieldError(e, where, raw));
+    const unique = errors.filter((e, i) => errors.findIndex((o) => o.path === e.path && o.message === e.message) === i);
+    const first = unique[0];
+    const detail = where === 'body' && first.path === '/' ? `The request body ${first.message}` : `${where === 'body' ? 'Field' : 'Parameter'} '${first.path.slice(1)}' ${first.message}`;
+    throw new AppError('invalid_request', unique.length > 1 ? `${detail} (and ${unique.length - 1} more)` : detail, { errors: unique });
+  }
+  return data as T;
+}
+
+/** For response checking in tests: returns the problems, or null when the value matches. */
+export function responseProblems(schema: TSchema, value: unknown): string | null {
+  let validate = compiledResponses.get(schema);
+  if (!validate) {
+    validate = responseAjv.compile(schema);
+    compiledResponses.set(schema, validate);
+  }
+  return validate(value) ? null : responseAjv.errorsText(validate.errors);
+}

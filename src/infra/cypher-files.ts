@@ -1,0 +1,32 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from './project-root.js';
+
+export const cypherDir = path.join(projectRoot, 'cypher');
+
+/**
+ * Every statement under cypher/queries, read once at start-up and named by its path without the
+ * extension: cypher/queries/playbooks/create.cypher is 'playbooks/create'.
+ */
+export class QueryCatalog {
+  private readonly texts = new Map<string, string>();
+
+  constructor(dir = path.join(cypherDir, 'queries')) {
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.cypher')) continue;
+      const full = path.join(entry.parentPath, entry.name);
+      const name = path.relative(dir, full).replace(/\\/g, '/').replace(/\.cypher$/, '');
+      this.texts.set(name, readFileSync(full, 'utf8'));
+    }
+  }
+
+  get(name: string): string {
+    const text = this.texts.get(name);
+    if (text === undefined) throw new Error(`No Cypher statement named '${name}' under cypher/queries`);
+    return text;
+  }
+
+  names(): string[] {
+    return [...this.texts.keys()].sort();
+  }
+}

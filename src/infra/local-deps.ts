@@ -1,0 +1,141 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { projectRoot } from './project-root.js';
+
+/**
+ * Starts the service's own Neo4j (embedded in a JVM, with Bolt, see neo4j-launcher/) and redis-server
+ * on machines without Docker, each on a free loopback port, with data under `dataDir`.
+ */
+
+export class MissingToolError extends Error {}
+
+export interface LocalServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const launcherDir = path.join(projectRoot, 'neo4j-launcher');
+const classpathFile = path.join(launcherDir, 'target', 'classpath.txt');
+
+function requireTool(command: string, args: string[], hint: string): void {
+  const probe = spawnSync(command, args, { stdio: 'ignore' });
+  if (probe.error || probe.status !== 0) throw new MissingToolError(hint);
+}
+
+/** A port the kernel just handed out on loopback; free unless someone takes it in the next instant. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Compiles the launcher and resolves Neo4j from Maven Central, once (or again when its pom changes). */
+export function buildNeo4jLauncher(log: (msg: string) => void = () => {}): void {
+  const built = existsSync(classpathFile) && statSync(classpathFile).mtimeMs >= statSync(path.join(launcherDir, 'pom.xml')).mtimeMs;
+  if (built) return;
+  requireTool('java', ['-version'], 'Java 17 or newer is needed to run Neo4j: install it (apt-get install -y openjdk-17-jre-headless) or set NEO4J_URI.');
+  requireTool('mvn', ['-v'], 'Maven is needed to fetch Neo4j the first time: install it (apt-get install -y maven) or set NEO4J_URI.');
+  log('building the Neo4j launcher (first run: Maven downloads Neo4j)');
+  const result = spawnSync('mvn', ['-q', '-B', '-f', path.join(launcherDir, 'pom.xml'), 'package'], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('Building neo4j-launcher with Maven failed (see the output above)');
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => fail(new Error(`${what} did not start within ${timeoutMs / 1000}s:\n${output.slice(-2000)}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (pattern.test(output)) {
+        cleanup();
+        resolve();
+      }
+    };
+    const onExit = (code: number | null) => fail(new Error(`${what} exited (code ${code}) before it was ready:\n${output.slice(-2000)}`));
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+    };
+    const fail = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', onExit);
+  });
+}
+
+function stopChild(child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export interface Neo4jOptions {
+  dataDir: string;
+  pageCacheMb?: number;
+  heap?: string;
+  log?: (msg: string) => void;
+}
+
+export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
+  buildNeo4jLauncher(options.log);
+  const port = await freePort();
+  const home = path.resolve(options.dataDir, 'neo4j');
+  mkdirSync(home, { recursive: true });
+  const classpath = [path.join(launcherDir, 'target', 'classes'), readFileSync(classpathFile, 'utf8').trim()].join(path.delimiter);
+  // stdin stays a pipe: the launcher exits when it closes, so Neo4j never outlives this process.
+  const child = spawn(
+    'java',
+    [`-Xmx${options.heap ?? '2g'}`, '-XX:+UseG1GC', '-cp', classpath, 'dev.playbooks.neo4j.EmbeddedNeo4j', home, String(port), String(options.pageCacheMb ?? 512)],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  await waitForLine(child, /^READY /m, 'Neo4j', 180_000);
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return { url: `bolt://127.0.0.1:${port}`, stop: () => stopChild(child) };
+}
+
+export async function startRedis(options: { dataDir: string }): Promise<LocalServer> {
+  requireTool('redis-server', ['--version'], 'redis-server is needed: install it (apt-get install -y redis-server) or set REDIS_URL.');
+  const port = await freePort();
+  const dir = path.resolve(options.dataDir, 'redis');
+  mkdirSync(dir, { recursive: true });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', '', '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  await waitForLine(child, /Ready to accept connections/, 'redis-server', 30_000);
+  child.stdout?.resume();
+  child.stderr?.resume();
+  const url = `redis://127.0.0.1:${port}`;
+  return {
+    url,
+    stop: async () => {
+      // SHUTDOWN flushes the append-only file before exiting; SIGTERM is the fallback.
+      const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+      await client.connect().then(() => client.call('SHUTDOWN')).catch(() => undefined);
+      client.disconnect();
+      await stopChild(child);
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import neo4j, { type Driver, type ManagedTransaction, Neo4jError, routing } from 'neo4j-driver';
+import { AppError } from '../http/problem.js';
+import type { QueryCatalog } from './cypher-files.js';
+
+export type Params = Record<string, unknown>;
+export type Row = Record<string, any>;
+
+/** Runs named statements inside one open transaction (see GraphExecutor.writeTx / readTx). */
+export interface GraphTx {
+  run<T extends Row = Row>(name: string, params?: Params): Promise<T[]>;
+}
+
+export interface Neo4jSettings {
+  uri: string;
+  username: string;
+  password: string;
+  database: string;
+}
+
+/** One driver per process. Integers come back as JS numbers: every count in this service fits. */
+export function createDriver(settings: Neo4jSettings): Driver {
+  return neo4j.driver(settings.uri, neo4j.auth.basic(settings.username, settings.password), {
+    disableLosslessIntegers: true,
+    maxConnectionPoolSize: 100,
+    connectionAcquisitionTimeout: 5_000,
+    connectionTimeout: 3_000,
+    maxTransactionRetryTime: 5_000,
+  });
+}
+
+const unavailableCodes = new Set(['ServiceUnavailable', 'SessionExpired']);
+
+export function isConstraintViolation(err: unknown): boolean {
+  const cause = err instanceof AppError ? err.cause : err;
+  return cause instanceof Neo4jError && cause.code === 'Neo.ClientError.Schema.ConstraintValidationFailed';
+}
+
+export function isNeo4jUnavailable(err: unknown): boolean {
+  return err instanceof Neo4jError && (unavailableCodes.has(err.code) || /connect|ECONNREFUSED/i.test(err.message));
+}
+
+/** The one place where Neo4j errors become the service's own. */
+function translate(err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  if (isNeo4jUnavailable(err)) {
+    return new AppError('service_unavailable', 'The graph database cannot be reached', {
+      headers: { 'Retry-After': '5' },
+      cause: err,
+    });
+  }
+  if (isConstraintViolation(err)) return new AppError('conflict', 'The change conflicts with existing data', { cause: err });
+  return err;
+}
+
+/**
+ * Owns sessions and transactions: every statement is run by name from the catalog, with parameters,
+ * against the configured database. Repositories are its only callers.
+ */
+export class GraphExecutor {
+  /** Counts failed Neo4j calls, exported as a metric. */
+  errorCount = 0;
+
+  constructor(
+    readonly driver: Driver,
+    readonly database: string,
+    private readonly queries: QueryCatalog,
+  ) {}
+
+  text(name: string): string {
+    return this.queries.get(name);
+  }
+
+  async read<T extends Row = Row>(name: string, params: Params = {}): Promise<T[]> {
+    return this.query<T>(name, params, routing.READ);
+  }
+
+  async write<T extends Row = Row>(name: string, params: Params = {}): Promise<T[]> {
+    return this.query<T>(name, params, routing.WRITE);
+  }
+
+  /** Several statements in one write transaction, retried as a whole on transient errors. */
+  async writeTx<R>(work: (tx: GraphTx) => Promise<R>): Promise<R> {
+    return this.inSession('WRITE', (s) => s.executeWrite((tx) => work(this.wrap(tx))));
+  }
+
+  async readTx<R>(work: (tx: GraphTx) => Promise<R>): Promise<R> {
+    return this.inSession('READ', (s) => s.executeRead((tx) => work(this.wrap(tx))));
+  }
+
+  /** Runs raw text; only for migrations, whose statements come from cypher/migrations. */
+  async runMigrationStatement(text: string, params: Params = {}): Promise<Row[]> {
+    return this.guard(async () => {
+      const result = await this.driver.executeQuery(text, params, { database: this.database });
+      return result.records.map((r) => r.toObject());
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.guard(() => this.driver.executeQuery('RETURN 1', {}, { database: this.database }));
+  }
+
+  private async query<T>(name: string, params: Params, routingMode: typeof routing.READ | typeof routing.WRITE): Promise<T[]> {
+    const text = this.queries.get(name);
+    return this.guard(async () => {
+      const result = await this.driver.executeQuery(text, params, { database: this.database, routing: routingMode });
+      return result.records.map((r) => r.toObject() as T);
+    });
+  }
+
+  private wrap(tx: ManagedTransaction): GraphTx {
+    return {
+      run: async <T extends Row>(name: string, params: Params = {}) => {
+        const result = await tx.run(this.queries.get(name), params);
+        return result.records.map((r) => r.toObject() as T);
+      },
+    };
+  }
+
+  private async inSession<R>(mode: 'READ' | 'WRITE', work: (s: ReturnType<Driver['session']>) => Promise<R>): Promise<R> {
+    return this.guard(async () => {
+      const session = this.driver.session({ database: this.database, defaultAccessMode: mode });
+      try {
+        return await work(session);
+      } finally {
+        await session.close();
+      }
+    });
+  }
+
+  private async guard<R>(work: () => Promise<R>): Promise<R> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof AppError)) this.errorCount += 1;
+      throw translate(err);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../http/problem.js';
+import { type AnyRoute, defineRoute } from '../http/route.js';
+import type { AppServices } from '../services.js';
+
+const require = createRequire(import.meta.url);
+const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const swaggerAssets: Record<string, { file: string; type: string }> = {
+  'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css' },
+  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript' },
+};
+
+const docsPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Playbooks and Context API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
+
+/** Health, readiness, metrics and the API documentation: no API key needed. */
+export function opsRoutes(s: AppServices, openApi: () => object): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get', path: '/healthz', operationId: 'health', tag: 'Operations', access: { kind: 'public' },
+      summary: 'The process is up',
+      responses: { 200: { description: 'Up', schema: Type.Object({ status: Type.Literal('ok') }) } },
+      handler: async ({ ctx }) => {
+        ctx.body = { status: 'ok' };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/readyz', operationId: 'ready', tag: 'Operations', access: { kind: 'public' },
+      summary: 'Neo4j and Redis are reachable',
+      responses: { 200: { description: 'Ready', schema: Type.Object({ status: Type.Literal('ready'), neo4j: Type.Literal('up'), redis: Type.Literal('up') }) } },
+      errors: [503],
+      handler: async ({ ctx }) => {
+        const [neo4j, redis] = await Promise.allSettled([s.graph.ping(), s.redis.ping()]);
+        if (neo4j.status === 'rejected' || redis.status === 'rejected') {
+          const down = [neo4j.status === 'rejected' && 'Neo4j', redis.status === 'rejected' && 'Redis'].filter(Boolean).join(' and ');
+          throw new AppError('service_unavailable', `${down} cannot be reached`, { headers: { 'Retry-After': '5' } });
+        }
+        ctx.body = { status: 'ready', neo4j: 'up', redis: 'up' };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/metrics', operationId: 'metrics', tag: 'Operations', access: { kind: 'public' },
+      summary: 'Prometheus metrics (bearer METRICS_TOKEN when configured)',
+      responses: { 200: { description: 'Prometheus text format' } },
+      errors: [401],
+      handler: async ({ ctx }) => {
+        const token = s.config.metricsToken;
+        if (token && ctx.get('authorization') !== `Bearer ${token}`) throw new AppError('unauthorized', 'The metrics token is required');
+        ctx.type = s.metrics.registry.contentType;
+        ctx.body = await s.metrics.registry.metrics();
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/v1/openapi.json', operationId: 'openApi', tag: 'Operations', access: { kind: 'public' },
+      summary: 'This OpenAPI 3.1 document',
+      responses: { 200: { description: 'OpenAPI document' } },
+      handler: async ({ ctx }) => {
+        ctx.body = openApi();
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/docs', operationId: 'docs', tag: 'Operations', access: { kind: 'public' },
+      summary: 'Browsable API documentation',
+      responses: { 200: { description: 'HTML page' } },
+      handler: async ({ ctx }) => {
+        ctx.type = 'text/html';
+        ctx.body = docsPage;
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/docs/assets/:asset', operationId: 'docsAsset', tag: 'Operations', access: { kind: 'public' },
+      summary: 'Static files of the documentation page',
+      params: Type.Object({ asset: Type.String() }),
+      responses: { 200: { description: 'Static file' } },
+      handler: async ({ ctx, params }) => {
+        const asset = swaggerAssets[params.asset];
+        if (!asset) throw new AppError('not_found', 'No such file');
+        ctx.type = asset.type;
+        ctx.set('Cache-Control', 'public, max-age=86400');
+        ctx.body = readFileSync(path.join(swaggerDir, asset.file));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,109 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { QueryCatalog } from './infra/cypher-files.js';
+import type { Clock } from './infra/ids.js';
+import { type LocalServer, startNeo4j, startRedis } from './infra/local-deps.js';
+import { migrate } from './infra/migrations.js';
+import { GraphExecutor, createDriver } from './infra/neo4j.js';
+import { createRedis } from './infra/redis.js';
+import { Metrics } from './http/observability.js';
+import { type AppServices, createServices } from './services.js';
+
+export function createLogger(level: string): Logger {
+  // Keys travel only in the Authorization header; it is never logged.
+  return pino({ level, redact: ['req.headers.authorization', 'headers.authorization', 'authorization'] });
+}
+
+/** Neo4j and Redis as configured, or started by the project itself when their URLs are not set. */
+export async function ensureDependencies(config: Config, logger: Logger): Promise<{ neo4jUri: string; redisUrl: string; stop: () => Promise<void> }> {
+  const started: LocalServer[] = [];
+  try {
+    let neo4jUri = config.neo4j.uri;
+    if (!neo4jUri) {
+      logger.info('NEO4J_URI not set: starting Neo4j embedded');
+      const neo4j = await startNeo4j({ dataDir: config.dataDir, log: (m) => logger.info(m) });
+      started.push(neo4j);
+      neo4jUri = neo4j.url;
+    }
+    let redisUrl = config.redisUrl;
+    if (!redisUrl) {
+      logger.info('REDIS_URL not set: starting redis-server');
+      const redis = await startRedis({ dataDir: config.dataDir });
+      started.push(redis);
+      redisUrl = redis.url;
+    }
+    return { neo4jUri, redisUrl, stop: async () => void (await Promise.all(started.map((s) => s.stop()))) };
+  } catch (err) {
+    await Promise.all(started.map((s) => s.stop()));
+    throw err;
+  }
+}
+
+export interface RunningService {
+  url: string;
+  server: Server;
+  services: AppServices;
+  stop(): Promise<void>;
+}
+
+/**
+ * Connects to Neo4j and Redis, applies migrations and serves the API. `stop` lets in-flight requests
+ * finish, then closes the driver and the Redis connections.
+ */
+export async function startService(
+  config: Config,
+  logger: Logger,
+  endpoints: { neo4jUri: string; redisUrl: string },
+  options: { clock?: Clock; validateResponses?: boolean } = {},
+): Promise<RunningService> {
+  const driver = createDriver({ ...config.neo4j, uri: endpoints.neo4jUri });
+  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
+  const redis = createRedis(endpoints.redisUrl);
+  const subscriber = createRedis(endpoints.redisUrl, { subscriber: true });
+  try {
+    await driver.verifyConnectivity({ database: config.neo4j.database });
+    await migrate(graph);
+    await Promise.all([redis.connect(), subscriber.connect()]);
+  } catch (err) {
+    await driver.close();
+    redis.disconnect();
+    subscriber.disconnect();
+    throw err;
+  }
+  const services = createServices({ config, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
+  await services.authenticator.start(subscriber);
+  await services.retrieval.start?.();
+  const app = createApp(services, { validateResponses: options.validateResponses });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  return {
+    url: `http://${host}:${port}`,
+    server,
+    services,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, config.shutdownGraceMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        // Idle keep-alive sockets would hold close() open until they time out.
+        server.closeIdleConnections();
+      });
+      await services.retrieval.stop?.();
+      await services.authenticator.stop();
+      await driver.close();
+      await Promise.allSettled([redis.quit(), subscriber.quit()]);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { ConfigError, loadConfig } from './config.js';
+import { MissingToolError } from './infra/local-deps.js';
+import { createLogger, ensureDependencies, startService } from './runtime.js';
+
+/** `npm start`: configuration, dependencies, migrations, the API, and a clean stop on Ctrl-C. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const deps = await ensureDependencies(config, logger);
+  let service;
+  try {
+    service = await startService(config, logger, deps);
+  } catch (err) {
+    await deps.stop();
+    throw err;
+  }
+  logger.info({ url: service.url, docs: `${service.url}/docs` }, 'listening');
+  if (!config.adminToken) logger.warn('ADMIN_TOKEN is not set: the admin API is off; use `npm run cli` to make users and keys');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await service.stop();
+    await deps.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError || err instanceof MissingToolError) {
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    process.stderr.write(`Start-up failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  }
+  process.exit(1);
+});

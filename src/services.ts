@@ -1,0 +1,62 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { AdminService } from './admin/service.js';
+import { AgentService } from './agents/service.js';
+import { Authenticator } from './auth/authenticator.js';
+import type { Config } from './config.js';
+import { GraphGenerations } from './infra/generations.js';
+import { type Clock, systemClock } from './infra/ids.js';
+import type { GraphExecutor } from './infra/neo4j.js';
+import { RateLimiter } from './infra/rate-limiter.js';
+import { Metrics } from './http/observability.js';
+import { NodeService } from './nodes/service.js';
+import { PlaybookService } from './playbooks/service.js';
+import { RetrievalService } from './retrieval/service.js';
+import { WorkspaceService } from './workspaces/service.js';
+
+/** The connections a process holds; created by server.ts (or the test fixture) and shared by everything. */
+export interface Infra {
+  config: Config;
+  logger: Logger;
+  graph: GraphExecutor;
+  redis: Redis;
+  clock: Clock;
+  metrics: Metrics;
+}
+
+export interface AppServices extends Infra {
+  authenticator: Authenticator;
+  rateLimiter?: RateLimiter;
+  generations: GraphGenerations;
+  admin: AdminService;
+  workspaces: WorkspaceService;
+  playbooks: PlaybookService;
+  agents: AgentService;
+  nodes: NodeService;
+  retrieval: RetrievalService;
+}
+
+export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial<Pick<Infra, 'clock' | 'metrics'>>): AppServices {
+  const base: Infra = { clock: systemClock, metrics: new Metrics(), ...infra };
+  const authenticator = new Authenticator(base.graph, base.redis, base.logger);
+  const generations = new GraphGenerations(base.redis, base.logger);
+  const shared = {
+    ...base,
+    authenticator,
+    generations,
+    rateLimiter: base.config.rateLimitPerKeyPerMinute ? new RateLimiter(base.redis, base.config.rateLimitPerKeyPerMinute) : undefined,
+  };
+  const workspaces = new WorkspaceService(shared);
+  return {
+    ...shared,
+    admin: new AdminService(shared),
+    workspaces,
+    playbooks: new PlaybookService(shared),
+    agents: new AgentService(shared),
+    nodes: new NodeService(shared),
+    retrieval: new RetrievalService(shared),
+  };
+}
+
+/** What a component service may depend on: the infrastructure plus the cross-cutting pieces. */
+export type ServiceDeps = Infra & { authenticator: Authenticator; generations: GraphGenerations };

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import { Id, Nullable, RoleSchema, Strict, Timestamp, WorkspacePath } from '../http/common-schemas.js';
+import { type AnyRoute, defineRoute } from '../http/route.js';
+import type { AppServices } from '../services.js';
+
+const WorkspaceSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  plan: Type.String(),
+  parentWorkspaceId: Nullable(Type.String()),
+  role: RoleSchema,
+  createdAt: Timestamp,
+});
+const UsageSchema = Type.Object({
+  period: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$' }),
+  used: Type.Integer(),
+  limit: Type.Integer(),
+  remaining: Type.Integer(),
+  resetsAt: Timestamp,
+});
+const MemberSchema = Type.Object({ userId: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: RoleSchema, joinedAt: Timestamp });
+const MemberPath = Strict({ workspaceId: Id(), userId: Id() });
+
+const base = { tag: 'Workspaces' } as const;
+const members = { kind: 'workspace', minRole: 'viewer', userKeyOnly: true } as const;
+const owners = { kind: 'workspace', minRole: 'owner', userKeyOnly: true } as const;
+
+export function workspaceRoutes(s: AppServices): AnyRoute[] {
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId', operationId: 'getWorkspace', summary: 'The workspace, with the caller’s role',
+      access: { kind: 'workspace', minRole: 'viewer' }, params: WorkspacePath,
+      responses: { 200: { description: 'The workspace', schema: WorkspaceSchema } },
+      handler: async ({ ctx, caller }) => {
+        ctx.body = await s.workspaces.get(caller);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/usage', operationId: 'getUsage', summary: 'Retrievals used this month (UTC) against the limit',
+      access: { kind: 'workspace', minRole: 'viewer' }, params: WorkspacePath,
+      responses: { 200: { description: 'Usage of the current month', schema: UsageSchema } },
+      handler: async ({ ctx, caller }) => {
+        ctx.body = await s.workspaces.usage(caller);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/members', operationId: 'listMembers', summary: 'Members of the workspace',
+      access: members, params: WorkspacePath,
+      responses: { 200: { description: 'Members, oldest first', schema: Type.Object({ members: Type.Array(MemberSchema) }) } },
+      handler: async ({ ctx, caller }) => {
+        ctx.body = { members: await s.workspaces.members(caller) };
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/members', operationId: 'addMember', summary: 'Add a user to the workspace',
+      access: owners, params: WorkspacePath,
+      body: Strict({ userId: Id(), role: RoleSchema }, { required: ['userId', 'role'] }),
+      responses: { 201: { description: 'The new member', schema: MemberSchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, body }) => {
+        ctx.status = 201;
+        ctx.body = await s.workspaces.addMember(caller, body.userId, body.role);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'patch', path: '/api/v1/workspaces/:workspaceId/members/:userId', operationId: 'changeMemberRole', summary: 'Change a member’s role',
+      description: 'The last owner cannot be demoted (409 last_owner).',
+      access: owners, params: MemberPath,
+      body: Strict({ role: RoleSchema }, { required: ['role'] }),
+      responses: { 200: { description: 'The member', schema: MemberSchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, params, body }) => {
+        ctx.body = await s.workspaces.changeRole(caller, params.userId, body.role);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'delete', path: '/api/v1/workspaces/:workspaceId/members/:userId', operationId: 'removeMember', summary: 'Remove a member (an owner, or the member themself)',
+      description: 'Every agent the member sponsors in this workspace is deactivated in the same transaction. The last owner cannot be removed (409).',
+      access: members, params: MemberPath,
+      responses: { 204: { description: 'Removed' } },
+      errors: [409],
+      handler: async ({ ctx, caller, params }) => {
+        await s.workspaces.removeMember(caller, params.userId);
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,75 @@
+import type { Caller, Role } from '../auth/caller.js';
+import { AppError, invalidField, notFound } from '../http/problem.js';
+import { QuotaStore, type Usage } from '../infra/quota.js';
+import type { ServiceDeps } from '../services.js';
+import { type Member, type Workspace, WorkspaceRepository } from './repository.js';
+
+/** A workspace as its members see it: with the caller's own role. */
+export type WorkspaceView = Omit<Workspace, 'monthlyRetrievalLimit'> & { role: Role };
+
+export class WorkspaceService {
+  private readonly repo: WorkspaceRepository;
+  readonly quota: QuotaStore;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.repo = new WorkspaceRepository(deps.graph);
+    this.quota = new QuotaStore(deps.redis);
+  }
+
+  async get(caller: Caller): Promise<WorkspaceView> {
+    const ws = await this.require(caller.workspaceId);
+    return { id: ws.id, name: ws.name, plan: ws.plan, parentWorkspaceId: ws.parentWorkspaceId ?? null, role: caller.role, createdAt: ws.createdAt };
+  }
+
+  /** The monthly retrieval limit in force: the workspace's own, or its plan's. */
+  limitOf(ws: Workspace): number {
+    return ws.monthlyRetrievalLimit ?? this.deps.config.plans[ws.plan as keyof typeof this.deps.config.plans] ?? this.deps.config.plans.free;
+  }
+
+  async usage(caller: Caller): Promise<Usage> {
+    const ws = await this.require(caller.workspaceId);
+    return this.quota.usage(ws.id, this.limitOf(ws), this.deps.clock());
+  }
+
+  async require(workspaceId: string): Promise<Workspace> {
+    const ws = await this.repo.get(workspaceId);
+    if (!ws) throw notFound('Workspace');
+    return ws;
+  }
+
+  members(caller: Caller): Promise<Member[]> {
+    return this.repo.members(caller.workspaceId);
+  }
+
+  async addMember(caller: Caller, userId: string, role: Role): Promise<Member> {
+    const { member, userFound } = await this.repo.addMember(caller.workspaceId, userId, role, this.now());
+    if (!userFound) throw invalidField('/userId', 'does not name a user');
+    if (!member) throw new AppError('already_member', 'That user is already a member of this workspace');
+    await this.deps.authenticator.accessChanged();
+    return member;
+  }
+
+  async changeRole(caller: Caller, userId: string, role: Role): Promise<Member> {
+    const result = await this.repo.changeRole(caller.workspaceId, userId, role, this.now());
+    if (!result.found) throw notFound('Member');
+    if (result.lastOwner) throw new AppError('last_owner', 'The last owner of a workspace cannot be demoted');
+    await this.deps.authenticator.accessChanged();
+    return result.member!;
+  }
+
+  /** Owners may remove anyone; any member may remove themself. Their sponsored agents go with them. */
+  async removeMember(caller: Caller, userId: string): Promise<void> {
+    const self = caller.principal.kind === 'user' && caller.principal.id === userId;
+    if (!self && caller.role !== 'owner') {
+      throw new AppError('insufficient_role', 'Only an owner can remove another member');
+    }
+    const result = await this.repo.removeMember(caller.workspaceId, userId, this.now());
+    if (!result.found) throw notFound('Member');
+    if (result.lastOwner) throw new AppError('last_owner', 'The last owner of a workspace cannot be removed');
+    await this.deps.authenticator.accessChanged(result.revokedKeyHashes);
+  }
+
+  private now(): string {
+    return this.deps.clock().toISOString();
+  }
+}

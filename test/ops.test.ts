@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { problem, request } from './support/api.js';
+
+describe('operations endpoints', () => {
+  it('healthz answers without a key', async () => {
+    const res = await request('GET', '/healthz');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ status: 'ok' });
+  });
+
+  it('readyz reports Neo4j and Redis reachable', async () => {
+    const res = await request('GET', '/readyz');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ status: 'ready', neo4j: 'up', redis: 'up' });
+  });
+
+  it('every response carries a request id, the caller’s own when it sent one', async () => {
+    const mine = await request('GET', '/healthz', { headers: { 'x-request-id': 'trace-123' } });
+    expect(mine.headers.get('x-request-id')).to.equal('trace-123');
+    const generated = await request('GET', '/healthz');
+    expect(generated.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+
+  it('metrics are Prometheus text labelled by route pattern, not raw URL', async () => {
+    await request('GET', '/api/v1/workspaces/ws_doesnotexist');
+    const res = await request('GET', '/metrics');
+    expect(res.status).to.equal(200);
+    expect(res.text).to.include('http_requests_total');
+    expect(res.text).to.include('http_request_duration_seconds');
+    expect(res.text).to.include('route="/api/v1/workspaces/:workspaceId"');
+    expect(res.text).not.to.include('ws_doesnotexist');
+  });
+
+  it('an unknown path is a 404 problem', async () => {
+    problem(await request('GET', '/api/v1/nothing-here'), 404, 'not_found');
+  });
+
+  it('a known path with the wrong method is a 405 problem with Allow', async () => {
+    const res = await request('PUT', '/healthz');
+    problem(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).to.include('GET');
+  });
+
+  it('serves the OpenAPI 3.1 document with absolute paths', async () => {
+    const res = await request('GET', '/api/v1/openapi.json');
+    expect(res.status).to.equal(200);
+    expect(res.body.openapi).to.equal('3.1.0');
+    expect(res.body.paths).to.have.property('/api/v1/workspaces/{workspaceId}/members');
+    expect(res.body.paths['/api/v1/admin/users'].post.requestBody.content['application/json'].schema.required).to.deep.equal(['email']);
+  });
+
+  it('serves a browsable documentation page', async () => {
+    const page = await request('GET', '/docs');
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.include('text/html');
+    const script = await request('GET', '/docs/assets/swagger-ui-bundle.js');
+    expect(script.status).to.equal(200);
+  });
+});

@@ -1,0 +1,60 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startNeo4j, startRedis } from '../../src/infra/local-deps.js';
+
+export interface TestDependencies {
+  neo4jUri: string;
+  redisUrl: string;
+  how: string;
+  stop(): Promise<void>;
+}
+
+function dockerAvailable(): boolean {
+  const probe = spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 10_000 });
+  return !probe.error && probe.status === 0;
+}
+
+async function withTestcontainers(): Promise<TestDependencies> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const [neo4j, redis] = await Promise.all([
+    new GenericContainer('neo4j:5.26-community')
+      .withEnvironment({ NEO4J_AUTH: 'none' })
+      .withExposedPorts(7687)
+      .withWaitStrategy(Wait.forLogMessage('Started.'))
+      .start(),
+    new GenericContainer('redis:7').withCommand(['redis-server', '--appendonly', 'yes']).withExposedPorts(6379).start(),
+  ]);
+  return {
+    neo4jUri: `bolt://${neo4j.getHost()}:${neo4j.getMappedPort(7687)}`,
+    redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
+    how: 'testcontainers',
+    stop: async () => void (await Promise.all([neo4j.stop(), redis.stop()])),
+  };
+}
+
+/**
+ * Real Neo4j and Redis for the whole test run: the servers named by NEO4J_URI / REDIS_URL when set,
+ * containers when Docker is there, otherwise the project's own launcher with a throw-away data folder.
+ */
+export async function startTestDependencies(): Promise<TestDependencies> {
+  if (process.env.NEO4J_URI && process.env.REDIS_URL) {
+    return { neo4jUri: process.env.NEO4J_URI, redisUrl: process.env.REDIS_URL, how: 'NEO4J_URI and REDIS_URL', stop: async () => {} };
+  }
+  if (!process.env.NEO4J_URI && !process.env.REDIS_URL && dockerAvailable()) return withTestcontainers();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'playbooks-test-'));
+  const [neo4j, redis] = await Promise.all([
+    process.env.NEO4J_URI ? undefined : startNeo4j({ dataDir, heap: '1g', pageCacheMb: 256 }),
+    process.env.REDIS_URL ? undefined : startRedis({ dataDir }),
+  ]);
+  return {
+    neo4jUri: process.env.NEO4J_URI ?? neo4j!.url,
+    redisUrl: process.env.REDIS_URL ?? redis!.url,
+    how: 'embedded Neo4j launcher and redis-server',
+    stop: async () => {
+      await Promise.all([neo4j?.stop(), redis?.stop()]);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
