@@ -1,4 +1,6 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.js';
@@ -35,7 +37,20 @@ export async function ensureDependencies(config: Config, logger: Logger): Promis
       started.push(redis);
       redisUrl = redis.url;
     }
-    return { neo4jUri, redisUrl, stop: async () => void (await Promise.all(started.map((s) => s.stop()))) };
+    // The CLI finds the servers this process started through this file (their ports are chosen at random).
+    const endpointsFile = path.join(config.dataDir, 'endpoints.json');
+    if (started.length > 0) {
+      mkdirSync(config.dataDir, { recursive: true });
+      writeFileSync(endpointsFile, JSON.stringify({ neo4jUri, redisUrl, pid: process.pid }, null, 2));
+    }
+    return {
+      neo4jUri,
+      redisUrl,
+      stop: async () => {
+        if (started.length > 0) rmSync(endpointsFile, { force: true });
+        await Promise.all(started.map((s) => s.stop()));
+      },
+    };
   } catch (err) {
     await Promise.all(started.map((s) => s.stop()));
     throw err;

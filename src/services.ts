@@ -37,7 +37,7 @@ export interface AppServices extends Infra {
 }
 
 export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial<Pick<Infra, 'clock' | 'metrics'>>): AppServices {
-  const base: Infra = { clock: systemClock, metrics: new Metrics(), ...infra };
+  const base: Infra = { ...infra, clock: infra.clock ?? systemClock, metrics: infra.metrics ?? new Metrics() };
   const authenticator = new Authenticator(base.graph, base.redis, base.logger);
   const generations = new GraphGenerations(base.redis, base.logger);
   const shared = {

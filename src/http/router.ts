@@ -1,9 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
+import { Type } from '@sinclair/typebox';
 import type { Context, Middleware, Next } from 'koa';
-import type { Authenticator } from '../auth/authenticator.js';
+import { type Authenticator, unauthorized } from '../auth/authenticator.js';
 import { type Caller, roleAtLeast } from '../auth/caller.js';
-import { hashKey as keyHashOf, keyKind } from '../auth/keys.js';
+import { keyKind } from '../auth/keys.js';
 import type { RateLimiter } from '../infra/rate-limiter.js';
 import { AppError } from './problem.js';
 import type { AnyRoute } from './route.js';
@@ -44,15 +45,16 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
   const { minRole, userKeyOnly } = route.access;
   return async (ctx: Context, next: Next) => {
     const token = bearer(ctx);
-    if (!token) throw new AppError('unauthorized', 'A valid API key is required');
+    if (!token) throw unauthorized();
+    // Decided from the key's form alone, before any look-up, whatever workspace or id the path names.
     if (userKeyOnly && keyKind(token) === 'agent') {
       throw new AppError('user_key_required', 'This endpoint takes a user key; agent keys cannot manage agents or members');
     }
     const { authenticator } = deps;
-    const snapshot = await authenticator.snapshot(keyHashOf(token));
-    const principal = await authenticator.authenticate(token, snapshot);
+    const auth = await authenticator.authenticate(token);
+    const { principal } = auth;
     const workspaceId = ctx.params.workspaceId;
-    const role = await authenticator.roleIn(principal, workspaceId, snapshot);
+    const role = await authenticator.roleIn(auth, workspaceId);
     if (!role) throw new AppError('not_found', 'Workspace not found');
     if (deps.rateLimiter) await deps.rateLimiter.check(principal.keyId);
     if (!roleAtLeast(role, minRole)) {
@@ -69,13 +71,16 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
   };
 }
 
+// A route that takes no query parameters still refuses unknown ones.
+const noQuery = Type.Object({}, { additionalProperties: false });
+
 function handle(route: AnyRoute, deps: RouterDeps): Middleware {
   return async (ctx: Context) => {
     if (route.body && ctx.request.length && !ctx.is('application/json')) {
       throw new AppError('unsupported_media_type', 'The request body must be application/json');
     }
     const params = route.params ? validatePart(route.params, ctx.params, 'path') : {};
-    const query = route.query ? validatePart(route.query, ctx.query, 'query') : {};
+    const query = validatePart(route.query ?? noQuery, ctx.query, 'query');
     const body = route.body ? validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body') : undefined;
     await route.handler({ params, query, body, caller: ctx.state.caller, ctx } as never);
     if (deps.validateResponses) checkResponse(route, ctx);

@@ -46,6 +46,19 @@ export function loadMigrations(dir = path.join(cypherDir, 'migrations')): Migrat
  * once both get through: the loser of a race re-runs statements that are already in place.
  * An applied migration whose file changed since is refused: migrations are never edited.
  */
+/**
+ * IF NOT EXISTS is checked before the schema lock is taken, so a process racing another can still be
+ * told the rule already exists: that is the outcome it wanted.
+ */
+async function applyIdempotently(graph: GraphExecutor, statement: string): Promise<void> {
+  try {
+    await graph.runMigrationStatement(statement);
+  } catch (err) {
+    const code = (err as { cause?: { code?: string }; code?: string }).cause?.code ?? (err as { code?: string }).code ?? '';
+    if (!/^Neo\.ClientError\.Schema\.\w*AlreadyExists$/.test(code)) throw err;
+  }
+}
+
 export async function migrate(graph: GraphExecutor, migrations = loadMigrations()): Promise<number[]> {
   const rows = await graph.runMigrationStatement(
     'MATCH (m:__Migration) RETURN m.version AS version, m.checksum AS checksum',
@@ -60,7 +73,7 @@ export async function migrate(graph: GraphExecutor, migrations = loadMigrations(
       }
       continue;
     }
-    for (const statement of m.statements) await graph.runMigrationStatement(statement);
+    for (const statement of m.statements) await applyIdempotently(graph, statement);
     await graph.runMigrationStatement(
       `MERGE (m:__Migration {version: $version})
        ON CREATE SET m.description = $description, m.checksum = $checksum, m.appliedAt = $now`,

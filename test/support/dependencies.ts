@@ -39,18 +39,20 @@ async function withTestcontainers(): Promise<TestDependencies> {
  * containers when Docker is there, otherwise the project's own launcher with a throw-away data folder.
  */
 export async function startTestDependencies(): Promise<TestDependencies> {
-  if (process.env.NEO4J_URI && process.env.REDIS_URL) {
-    return { neo4jUri: process.env.NEO4J_URI, redisUrl: process.env.REDIS_URL, how: 'NEO4J_URI and REDIS_URL', stop: async () => {} };
+  const givenNeo4j = process.env.NEO4J_URI || undefined;
+  const givenRedis = process.env.REDIS_URL || undefined;
+  if (givenNeo4j && givenRedis) {
+    return { neo4jUri: givenNeo4j, redisUrl: givenRedis, how: 'NEO4J_URI and REDIS_URL', stop: async () => {} };
   }
-  if (!process.env.NEO4J_URI && !process.env.REDIS_URL && dockerAvailable()) return withTestcontainers();
+  if (!givenNeo4j && !givenRedis && dockerAvailable()) return withTestcontainers();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'playbooks-test-'));
   const [neo4j, redis] = await Promise.all([
-    process.env.NEO4J_URI ? undefined : startNeo4j({ dataDir, heap: '1g', pageCacheMb: 256 }),
-    process.env.REDIS_URL ? undefined : startRedis({ dataDir }),
+    givenNeo4j ? undefined : startNeo4j({ dataDir, heap: '1g', pageCacheMb: 256 }),
+    givenRedis ? undefined : startRedis({ dataDir }),
   ]);
   return {
-    neo4jUri: process.env.NEO4J_URI ?? neo4j!.url,
-    redisUrl: process.env.REDIS_URL ?? redis!.url,
+    neo4jUri: givenNeo4j ?? neo4j!.url,
+    redisUrl: givenRedis ?? redis!.url,
     how: 'embedded Neo4j launcher and redis-server',
     stop: async () => {
       await Promise.all([neo4j?.stop(), redis?.stop()]);

@@ -1,0 +1,113 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { AdminService, type Plan } from './admin/service.js';
+import { Authenticator } from './auth/authenticator.js';
+import { ConfigError, loadConfig } from './config.js';
+import { AppError } from './http/problem.js';
+import { QueryCatalog } from './infra/cypher-files.js';
+import { systemClock } from './infra/ids.js';
+import { MissingToolError } from './infra/local-deps.js';
+import { migrate } from './infra/migrations.js';
+import { GraphExecutor, createDriver } from './infra/neo4j.js';
+import { createRedis } from './infra/redis.js';
+import { createLogger, ensureDependencies } from './runtime.js';
+
+const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
+
+  create-user      --email E [--name N]
+  create-key       --user USER_ID [--label L]
+  revoke-key       --user USER_ID --key KEY_ID
+  create-workspace --name N --owner USER_ID [--plan free|team|enterprise] [--parent WORKSPACE_ID]
+  update-workspace --workspace WORKSPACE_ID [--name N] [--plan P] [--limit N|none] [--parent WORKSPACE_ID|none]
+  bootstrap        --email E [--name N] [--workspace NAME] [--plan P]
+                   a user, a key and a workspace they own, in one go (for a fresh install)
+
+Uses NEO4J_URI / REDIS_URL when set, else the servers a running \`npm start\` started
+(data/endpoints.json), else starts its own for the duration of the command.`;
+
+/** The operator's admin API, from a terminal: the way to make the first key on a fresh install. */
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  if (!command || command === '--help' || command === 'help') {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const { values: o } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' }, name: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' },
+      key: { type: 'string' }, owner: { type: 'string' }, plan: { type: 'string' }, parent: { type: 'string' },
+      workspace: { type: 'string' }, limit: { type: 'string' },
+    },
+  });
+  const config = loadConfig();
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
+  const endpointsFile = path.join(config.dataDir, 'endpoints.json');
+  if (!config.neo4j.uri && !config.redisUrl && existsSync(endpointsFile)) {
+    const running = JSON.parse(readFileSync(endpointsFile, 'utf8'));
+    config.neo4j.uri = running.neo4jUri;
+    config.redisUrl = running.redisUrl;
+  }
+  const deps = await ensureDependencies(config, logger);
+  const driver = createDriver({ ...config.neo4j, uri: deps.neo4jUri });
+  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
+  const redis = createRedis(deps.redisUrl);
+  try {
+    await migrate(graph);
+    await redis.connect();
+    const admin = new AdminService({ graph, clock: systemClock, authenticator: new Authenticator(graph, redis, logger) });
+    const need = (name: keyof typeof o) => {
+      const value = o[name];
+      if (!value) throw new AppError('invalid_request', `--${name} is required for ${command}`);
+      return value;
+    };
+    const orNull = (v: string | undefined) => (v === undefined ? undefined : v === 'none' ? null : v);
+    let result: unknown;
+    switch (command) {
+      case 'create-user':
+        result = await admin.createUser({ email: need('email'), name: o.name });
+        break;
+      case 'create-key':
+        result = await admin.createUserKey(need('user'), o.label);
+        break;
+      case 'revoke-key':
+        await admin.revokeUserKey(need('user'), need('key'));
+        result = { revoked: o.key };
+        break;
+      case 'create-workspace':
+        result = await admin.createWorkspace({ name: need('name'), ownerUserId: need('owner'), plan: o.plan as Plan | undefined, parentWorkspaceId: o.parent });
+        break;
+      case 'update-workspace': {
+        const limit = orNull(o.limit);
+        result = await admin.updateWorkspace(need('workspace'), {
+          name: o.name,
+          plan: o.plan as Plan | undefined,
+          monthlyRetrievalLimit: limit === undefined || limit === null ? limit : Number.parseInt(limit, 10),
+          parentWorkspaceId: orNull(o.parent),
+        });
+        break;
+      }
+      case 'bootstrap': {
+        const user = await admin.createUser({ email: need('email'), name: o.name });
+        const key = await admin.createUserKey(user.id, 'cli');
+        const workspace = await admin.createWorkspace({ name: o.workspace ?? 'My workspace', ownerUserId: user.id, plan: o.plan as Plan | undefined });
+        result = { user, key, workspace };
+        break;
+      }
+      default:
+        throw new AppError('invalid_request', `Unknown command '${command}'\n\n${usage}`);
+    }
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await driver.close();
+    redis.disconnect();
+    await deps.stop();
+  }
+}
+
+main().catch((err) => {
+  const known = err instanceof AppError || err instanceof ConfigError || err instanceof MissingToolError;
+  process.stderr.write(known ? `${err.message}\n` : `${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import pino from 'pino';
+import { createApp } from '../src/app.js';
+import { QueryCatalog } from '../src/infra/cypher-files.js';
+import { GraphExecutor, createDriver } from '../src/infra/neo4j.js';
+import { createRedis } from '../src/infra/redis.js';
+import { createServices } from '../src/services.js';
+import { addMember, createWorkspace, problem, request } from './support/api.js';
+import { adminToken, env, testConfig } from './support/harness.js';
+
+describe('errors are problem+json', () => {
+  it('malformed JSON is 400 and changes nothing', async () => {
+    const res = await request('POST', '/api/v1/admin/users', { token: adminToken, rawBody: '{"email": ', headers: { 'content-type': 'application/json' } });
+    expect(problem(res, 400, 'invalid_request').detail).to.match(/JSON/);
+  });
+
+  it('a body that is not JSON is 415', async () => {
+    const res = await request('POST', '/api/v1/admin/users', { token: adminToken, rawBody: 'email=a@b.c', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    problem(res, 415, 'unsupported_media_type');
+  });
+
+  it('a body over 1 MiB is 413', async () => {
+    const res = await request('POST', '/api/v1/admin/users', { token: adminToken, body: { email: 'a@b.co', name: 'x'.repeat(1024 * 1024 + 10) } });
+    problem(res, 413, 'payload_too_large');
+  });
+
+  it('a body that is JSON but not an object is 400', async () => {
+    const res = await request('POST', '/api/v1/admin/users', { token: adminToken, rawBody: '"just a string"', headers: { 'content-type': 'application/json' } });
+    problem(res, 400, 'invalid_request');
+  });
+
+  it('no key, a malformed key and an unknown key are the same 401, which never echoes the key', async () => {
+    const w = await createWorkspace();
+    const fake = w.owner.key.slice(0, -1) + (w.owner.key.endsWith('A') ? 'B' : 'A');
+    const answers = [
+      await request('GET', w.path()),
+      await request('GET', w.path(), { token: 'pk_user_short' }),
+      await request('GET', w.path(), { token: fake }),
+      await request('GET', w.path(), { headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }),
+    ];
+    for (const res of answers) {
+      const body = problem(res, 401, 'unauthorized');
+      expect(res.text).not.to.include(fake);
+      expect(body.detail).to.equal(problem(answers[0], 401).detail);
+    }
+  });
+
+  it('the operator token is not an API key on workspace routes', async () => {
+    const w = await createWorkspace();
+    problem(await request('GET', w.path(), { token: adminToken }), 401);
+  });
+
+  it('a role too low is 403 insufficient_role', async () => {
+    const w = await createWorkspace();
+    const viewer = await addMember(w, 'viewer');
+    problem(await request('POST', w.path('/members'), { token: viewer.key, body: { userId: viewer.userId, role: 'owner' } }), 403, 'insufficient_role');
+  });
+
+  it('an unknown query parameter is 400', async () => {
+    const w = await createWorkspace();
+    const res = problem(await request('GET', w.path('/usage?verbose=1'), { token: w.owner.key }), 400);
+    expect(res.errors![0]).to.include({ path: '/verbose', in: 'query' });
+  });
+
+  it('a problem’s instance is the path without the query string', async () => {
+    const w = await createWorkspace();
+    const res = await request('GET', w.path('/usage?secret=abc'), { token: w.owner.key });
+    expect(res.body.instance).to.equal(w.path('/usage'));
+  });
+
+  describe('when a dependency is down', () => {
+    let url: string;
+    let close: () => Promise<void>;
+
+    before(async () => {
+      // An API whose Neo4j is a closed port and whose Redis is the real one, then one with a dead Redis.
+      const config = testConfig();
+      const logger = pino({ level: 'silent' });
+      const driver = createDriver({ ...config.neo4j, uri: 'bolt://127.0.0.1:1' });
+      const graph = new GraphExecutor(driver, 'neo4j', new QueryCatalog());
+      const redis = createRedis(env.deps.redisUrl);
+      await redis.connect();
+      const app = createApp(createServices({ config, logger, graph, redis }));
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise((r) => server.once('listening', r));
+      url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      close = async () => {
+        server.close();
+        await driver.close();
+        redis.disconnect();
+      };
+    });
+    after(() => close());
+
+    it('an unreachable Neo4j is 503 with Retry-After, never a 500', async () => {
+      const w = await createWorkspace();
+      const res = await request('GET', w.path(), { token: w.owner.key, baseUrl: url });
+      problem(res, 503, 'service_unavailable');
+      expect(res.headers.get('retry-after')).to.match(/^\d+$/);
+      const ready = await request('GET', '/readyz', { baseUrl: url });
+      problem(ready, 503, 'service_unavailable');
+      expect(ready.body.detail).to.match(/Neo4j/);
+    });
+  });
+
+  it('an unreachable Redis makes readyz and usage 503', async () => {
+    const config = testConfig();
+    const logger = pino({ level: 'silent' });
+    const driver = createDriver({ ...config.neo4j, uri: env.deps.neo4jUri });
+    const graph = new GraphExecutor(driver, 'neo4j', new QueryCatalog());
+    const redis = createRedis('redis://127.0.0.1:1');
+    redis.on('error', () => {});
+    const app = createApp(createServices({ config, logger, graph, redis }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const w = await createWorkspace();
+      const ready = await request('GET', '/readyz', { baseUrl });
+      expect(problem(ready, 503).detail).to.match(/Redis/);
+      // Authentication falls back to Neo4j; the quota store has no such fall-back.
+      const usage = await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl });
+      problem(usage, 503, 'service_unavailable');
+      expect(usage.headers.get('retry-after')).to.match(/^\d+$/);
+    } finally {
+      server.close();
+      await driver.close();
+      redis.disconnect();
+    }
+  });
+});
