@@ -2,6 +2,8 @@ import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { adminRoutes } from './admin/routes.js';
 import { agentRoutes } from './agents/routes.js';
+import { annotationRoutes } from './annotations/routes.js';
+import { feedbackRoutes } from './feedback/routes.js';
 import { errorHandler } from './http/error-handler.js';
 import { observe } from './http/observability.js';
 import { buildOpenApi } from './http/openapi.js';
@@ -24,6 +26,8 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...agentRoutes(s),
     ...nodeRoutes(s),
     ...retrievalRoutes(s),
+    ...annotationRoutes(s),
+    ...feedbackRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {
     version: '1.0.0',
@@ -40,6 +44,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
   for (const middleware of buildRouter(allRoutes(s), {
     authenticator: s.authenticator,
+    quota: s.quota,
     rateLimiter: s.rateLimiter,
     adminToken: s.config.adminToken,
     validateResponses: options.validateResponses,

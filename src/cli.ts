@@ -11,6 +11,7 @@ import { MissingToolError } from './infra/local-deps.js';
 import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
+import { redisKeys } from './infra/redis-keys.js';
 import { createLogger, ensureDependencies } from './runtime.js';
 
 const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
@@ -56,7 +57,8 @@ async function main(): Promise<void> {
   try {
     await migrate(graph);
     await redis.connect();
-    const admin = new AdminService({ graph, clock: systemClock, authenticator: new Authenticator(graph, redis, logger) });
+    const quota = { limitChanged: (id: string) => redis.del(redisKeys.quotaLimit(id)).then(() => undefined) };
+    const admin = new AdminService({ graph, clock: systemClock, authenticator: new Authenticator(graph, redis, logger), quota });
     const need = (name: keyof typeof o) => {
       const value = o[name];
       if (!value) throw new AppError('invalid_request', `--${name} is required for ${command}`);

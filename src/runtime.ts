@@ -90,7 +90,7 @@ export async function startService(
   }
   const services = createServices({ config, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
   await services.authenticator.start(subscriber);
-  await services.retrieval.start?.();
+  services.quota.start();
   const app = createApp(services, { validateResponses: options.validateResponses });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
@@ -115,7 +115,7 @@ export async function startService(
         // Idle keep-alive sockets would hold close() open until they time out.
         server.closeIdleConnections();
       });
-      await services.retrieval.stop?.();
+      await services.quota.stop();
       await services.authenticator.stop();
       await driver.close();
       await Promise.allSettled([redis.quit(), subscriber.quit()]);

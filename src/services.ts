@@ -2,8 +2,10 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AdminService } from './admin/service.js';
 import { AgentService } from './agents/service.js';
+import { AnnotationService } from './annotations/service.js';
 import { Authenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
+import { FeedbackService } from './feedback/service.js';
 import { GraphGenerations } from './infra/generations.js';
 import { type Clock, systemClock } from './infra/ids.js';
 import type { GraphExecutor } from './infra/neo4j.js';
@@ -11,7 +13,9 @@ import { RateLimiter } from './infra/rate-limiter.js';
 import { Metrics } from './http/observability.js';
 import { NodeService } from './nodes/service.js';
 import { PlaybookService } from './playbooks/service.js';
+import { QuotaService } from './quota/service.js';
 import { RetrievalService } from './retrieval/service.js';
+import { WorkspaceRepository } from './workspaces/repository.js';
 import { WorkspaceService } from './workspaces/service.js';
 
 /** The connections a process holds; created by server.ts (or the test fixture) and shared by everything. */
@@ -28,12 +32,15 @@ export interface AppServices extends Infra {
   authenticator: Authenticator;
   rateLimiter?: RateLimiter;
   generations: GraphGenerations;
+  quota: QuotaService;
   admin: AdminService;
   workspaces: WorkspaceService;
   playbooks: PlaybookService;
   agents: AgentService;
   nodes: NodeService;
   retrieval: RetrievalService;
+  annotations: AnnotationService;
+  feedback: FeedbackService;
 }
 
 export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial<Pick<Infra, 'clock' | 'metrics'>>): AppServices {
@@ -46,15 +53,19 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     generations,
     rateLimiter: base.config.rateLimitPerKeyPerMinute ? new RateLimiter(base.redis, base.config.rateLimitPerKeyPerMinute) : undefined,
   };
-  const workspaces = new WorkspaceService(shared);
+  const workspaceRepository = new WorkspaceRepository(base.graph);
+  const quota = new QuotaService(shared, (id) => workspaceRepository.get(id));
   return {
     ...shared,
-    admin: new AdminService(shared),
-    workspaces,
+    quota,
+    admin: new AdminService({ ...shared, quota }),
+    workspaces: new WorkspaceService(shared, workspaceRepository, quota),
     playbooks: new PlaybookService(shared),
     agents: new AgentService(shared),
     nodes: new NodeService(shared),
     retrieval: new RetrievalService(shared),
+    annotations: new AnnotationService(shared),
+    feedback: new FeedbackService(shared),
   };
 }
 

@@ -2,6 +2,7 @@ import { generateKey } from '../auth/keys.js';
 import { AppError, invalidField, notFound } from '../http/problem.js';
 import { newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
+import type { QuotaService } from '../quota/service.js';
 import type { ServiceDeps } from '../services.js';
 import type { Workspace } from '../workspaces/repository.js';
 import { AdminRepository, type KeyRecord, type User } from './repository.js';
@@ -12,7 +13,7 @@ export type Plan = 'free' | 'team' | 'enterprise';
 export class AdminService {
   private readonly repo: AdminRepository;
 
-  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'clock' | 'authenticator'>) {
+  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'clock' | 'authenticator'> & { quota: Pick<QuotaService, 'limitChanged'> }) {
     this.repo = new AdminRepository(deps.graph);
   }
 
@@ -62,6 +63,7 @@ export class AdminService {
     if (!result) throw notFound('Workspace');
     if (!result.parentFound) throw invalidField('/parentWorkspaceId', 'does not name a workspace');
     if (result.cycle) throw invalidField('/parentWorkspaceId', 'would make the workspace its own ancestor');
+    if (changes.plan !== undefined || changes.monthlyRetrievalLimit !== undefined) await this.deps.quota.limitChanged(workspaceId);
     return normalise(result.workspace);
   }
 

@@ -1,6 +1,131 @@
-import type { AnyRoute } from '../http/route.js';
+import { Type } from '@sinclair/typebox';
+import { CreatedKeySchema } from '../admin/routes.js';
+import { Description, Id, Label, Name, Nullable, NullableTimestamp, RoleSchema, Strict, Timestamp, WorkspacePath } from '../http/common-schemas.js';
+import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { AppServices } from '../services.js';
 
-export function agentRoutes(_s: AppServices): AnyRoute[] {
-  return [];
+export const AgentSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  role: Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('owner')], {
+    description: 'The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.',
+  }),
+  sponsorUserId: Type.String({ description: 'The human accountable for the agent' }),
+  workspaceId: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('deactivated')]),
+  createdAt: Timestamp,
+  deactivatedAt: NullableTimestamp,
+});
+const AgentDetailSchema = Type.Composite([AgentSchema, Type.Object({ keyCount: Type.Integer({ minimum: 0, description: 'Active keys' }) })]);
+const KeyListingSchema = Type.Object({
+  id: Type.String(),
+  label: Nullable(Type.String()),
+  prefix: Type.String({ description: 'The first 12 characters of the key; the only key material ever shown again' }),
+  createdAt: Timestamp,
+  lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: 'Recorded in batches: may lag real use by about 10 seconds' }),
+});
+
+const AgentPath = Strict({ workspaceId: Id('Workspace id'), agentId: Id('Agent id') });
+const KeyPath = Strict({ workspaceId: Id('Workspace id'), agentId: Id('Agent id'), keyId: Id('Key id') });
+
+const base = { tag: 'Agents' } as const;
+// Agent management takes a user key only: an agent key gets 403 user_key_required before any look-up.
+const members = { kind: 'workspace', minRole: 'viewer', userKeyOnly: true } as const;
+const owners = { kind: 'workspace', minRole: 'owner', userKeyOnly: true } as const;
+const sponsorOrOwner = 'Only the agent’s sponsor or a workspace owner (403 insufficient_role otherwise).';
+
+export function agentRoutes(s: AppServices): AnyRoute[] {
+  return [
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents', operationId: 'registerAgent', summary: 'Register an agent',
+      description:
+        'Any member may register an agent and becomes its sponsor. Its role is the lower of the requested one (viewer by default) and the creator’s own, capped silently: the response shows the role granted. The agent starts with no keys.',
+      access: members, params: WorkspacePath,
+      body: Strict({ name: Name, description: Type.Optional(Nullable(Description)), role: Type.Optional(RoleSchema) }, { required: ['name'] }),
+      responses: { 201: { description: 'The agent', schema: AgentSchema } },
+      handler: async ({ ctx, caller, body }) => {
+        ctx.status = 201;
+        ctx.body = await s.agents.register(caller, body);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/agents', operationId: 'listAgents', summary: 'Every agent of the workspace',
+      description: 'Active and deactivated agents, oldest first.',
+      access: members, params: WorkspacePath,
+      responses: { 200: { description: 'The agents', schema: Type.Object({ agents: Type.Array(AgentSchema) }) } },
+      handler: async ({ ctx, caller }) => {
+        ctx.body = { agents: await s.agents.list(caller) };
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/agents/:agentId', operationId: 'getAgent', summary: 'One agent, with its number of active keys',
+      access: members, params: AgentPath,
+      responses: { 200: { description: 'The agent', schema: AgentDetailSchema } },
+      handler: async ({ ctx, caller, params }) => {
+        ctx.body = await s.agents.get(caller, params.agentId);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'put', path: '/api/v1/workspaces/:workspaceId/agents/:agentId', operationId: 'updateAgent', summary: 'Change an agent’s name, description or sponsor',
+      description: `Each field is optional; omitted fields keep their values. A sponsorUserId that is not a member of the workspace is 400. ${sponsorOrOwner}`,
+      access: members, params: AgentPath,
+      body: Strict({ name: Type.Optional(Name), description: Type.Optional(Nullable(Description)), sponsorUserId: Type.Optional(Id('A member of the workspace')) }),
+      responses: { 200: { description: 'The agent', schema: AgentSchema } },
+      handler: async ({ ctx, caller, params, body }) => {
+        ctx.body = await s.agents.update(caller, params.agentId, body);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'delete', path: '/api/v1/workspaces/:workspaceId/agents/:agentId', operationId: 'deactivateAgent', summary: 'Deactivate an agent',
+      description: `Every key of the agent is revoked for good and stops working at once, on every API process; the record is kept. Deactivating again changes nothing. ${sponsorOrOwner}`,
+      access: members, params: AgentPath,
+      responses: { 204: { description: 'Deactivated' } },
+      handler: async ({ ctx, caller, params }) => {
+        await s.agents.deactivate(caller, params.agentId);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/reactivate', operationId: 'reactivateAgent', summary: 'Make a deactivated agent active again',
+      description: 'Owner only. The agent comes back with no keys (its old keys stay revoked). Reactivating an active agent changes nothing. 409 when its sponsor has left the workspace: set another sponsor first.',
+      access: owners, params: AgentPath,
+      responses: { 200: { description: 'The agent', schema: AgentSchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, params }) => {
+        ctx.body = await s.agents.reactivate(caller, params.agentId);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/keys', operationId: 'createAgentKey', summary: 'Create a key for an agent',
+      description: `The full key is in this response only; it is stored as a hash. An agent may hold several active keys. A deactivated agent gets none (409). ${sponsorOrOwner}`,
+      access: members, params: AgentPath,
+      body: Strict({ label: Type.Optional(Label) }),
+      responses: { 201: { description: 'The key, in full only here', schema: CreatedKeySchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, params, body }) => {
+        ctx.status = 201;
+        ctx.body = await s.agents.createKey(caller, params.agentId, body.label);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/keys', operationId: 'listAgentKeys', summary: 'The agent’s active keys, prefix only',
+      description: `Revoked keys are not listed. ${sponsorOrOwner}`,
+      access: members, params: AgentPath,
+      responses: { 200: { description: 'Active keys, oldest first', schema: Type.Object({ keys: Type.Array(KeyListingSchema) }) } },
+      handler: async ({ ctx, caller, params }) => {
+        ctx.body = { keys: await s.agents.listKeys(caller, params.agentId) };
+      },
+    }),
+    defineRoute({
+      ...base, method: 'delete', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/keys/:keyId', operationId: 'revokeAgentKey', summary: 'Revoke an agent key at once',
+      description: `The key stops working on the very next request, on every API process (401). Revoking it again changes nothing. ${sponsorOrOwner}`,
+      access: members, params: KeyPath,
+      responses: { 204: { description: 'Revoked' } },
+      handler: async ({ ctx, caller, params }) => {
+        await s.agents.revokeKey(caller, params.agentId, params.keyId);
+        ctx.status = 204;
+      },
+    }),
+  ];
 }

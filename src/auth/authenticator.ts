@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -7,7 +8,9 @@ import { redisKeys } from '../infra/redis-keys.js';
 import type { Principal, Role } from './caller.js';
 import { hashKey, keyKind } from './keys.js';
 
-const unauthorized = () => new AppError('unauthorized', 'A valid API key is required');
+/** Every failed authentication looks the same: the body never says why, and never repeats the key. */
+export const unauthorized = () =>
+  new AppError('unauthorized', 'A valid API key is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
 
 /** What Redis says about a key right now: the auth epoch, and whether the key is marked revoked. */
 export interface AuthSnapshot {
@@ -15,32 +18,50 @@ export interface AuthSnapshot {
   revoked: boolean;
 }
 
+/** A cached answer, with the auth epoch it was loaded under. */
+interface Entry<T> {
+  epoch: string;
+  value: T;
+}
+
+/** The epoch before any access change was ever recorded (or after Redis lost its data), as redis/retrieval-gate.lua reads it too. */
+const noEpoch = '0';
+
 /**
  * Resolves bearer keys to principals and principals to workspace roles.
  *
- * Look-ups are cached in-process so the hot path never touches Neo4j; the cache is trusted only as far
- * as Redis allows. Every request reads the global auth epoch and the key's revoked mark from Redis in one
- * round trip: a revocation (or any membership, role or agent change) bumps the epoch after its commit,
- * so the very next request on every process sees a new epoch and drops its cache. Pub/sub carries the
- * same news ahead of time. When Redis cannot be reached the cache is bypassed and Neo4j decides (fail
- * closed), never a stale entry.
+ * Look-ups are cached in-process so that the hot path never touches Neo4j; the cache is trusted only as far
+ * as Redis allows. Every request reads the auth epoch and the key's revoked mark in ONE Redis round trip
+ * (MGET). Every committed change that can take access away sets a new, never-repeating epoch after its
+ * commit (accessChanged), so:
+ * - a cached answer is used only by a request that read the same epoch it was loaded under; a request that
+ *   starts after a revocation returned reads the new epoch and goes to Neo4j, on every process;
+ * - an answer loaded under an old epoch (a slow request racing a revocation) is never served later;
+ * - epochs are random, not a counter, so a Redis that lost its data cannot bring an old epoch back.
+ * Pub/sub carries the same news ahead of time, to free memory early. The revoked mark rejects a revoked key
+ * without any Neo4j read. When Redis cannot be reached the cache is bypassed and Neo4j decides (fail closed),
+ * never a stale entry. A key that is malformed or fails its checksum is refused before Redis or Neo4j
+ * (the router checks keyKind before it reads the snapshot).
  */
 export class Authenticator {
   private epoch: string | undefined;
-  private readonly principals: LRUCache<string, Principal | 'none'>;
-  private readonly roles: LRUCache<string, Role | 'none'>;
-  private readonly uses = new Map<string, string>();
+  private readonly principals: LRUCache<string, Entry<Principal | 'none'>>;
+  private readonly roles: LRUCache<string, Entry<Role | 'none'>>;
+  private uses = new Map<string, string>();
   private flushTimer?: NodeJS.Timeout;
+  private readonly now: () => Date;
 
   constructor(
     private readonly graph: GraphExecutor,
     private readonly redis: Redis,
     private readonly logger: Logger,
-    private readonly options: { cacheTtlMs?: number; flushUsesMs?: number } = {},
+    private readonly options: { cacheTtlMs?: number; flushUsesMs?: number; clock?: () => Date } = {},
   ) {
-    const ttl = options.cacheTtlMs ?? 5 * 60_000;
+    // The TTL only bounds memory and the damage of an access change whose Redis signal failed (see accessChanged).
+    const ttl = options.cacheTtlMs ?? 60_000;
     this.principals = new LRUCache({ max: 50_000, ttl });
     this.roles = new LRUCache({ max: 100_000, ttl });
+    this.now = options.clock ?? (() => new Date());
   }
 
   /** Subscribes to invalidations and starts the lastUsedAt flusher. */
@@ -48,6 +69,8 @@ export class Authenticator {
     subscriber.on('message', (channel: string) => {
       if (channel === redisKeys.authChannel) this.clear();
     });
+    // Messages missed while the subscriber was away are harmless (the epoch decides), but start clean.
+    subscriber.on('ready', () => this.clear());
     await subscriber.subscribe(redisKeys.authChannel);
     this.flushTimer = setInterval(() => void this.flushUses(), this.options.flushUsesMs ?? 10_000);
     this.flushTimer.unref();
@@ -62,67 +85,79 @@ export class Authenticator {
   async snapshot(keyHash: string): Promise<AuthSnapshot | undefined> {
     try {
       const [epoch, revoked] = await this.redis.mget(redisKeys.authEpoch, redisKeys.revokedKey(keyHash));
-      return { epoch: epoch ?? '0', revoked: revoked !== null };
+      return { epoch: epoch ?? noEpoch, revoked: revoked !== null };
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'redis unreachable: authenticating against Neo4j');
+      this.clear();
       return undefined;
     }
   }
 
   /**
-   * The principal behind a bearer token, or 401. `snapshot` is what Redis said for this request
-   * (see snapshot()); undefined means Redis is unreachable and the cache is not trusted.
+   * The principal behind a bearer token, or 401. `snapshot` is what Redis said for this request (see
+   * snapshot(); a metered route reads it in its quota round trip instead); undefined means Redis is
+   * unreachable and nothing cached is trusted. The router checks the key's form (keyKind) before reading
+   * the snapshot, so that a mistyped or truncated key costs no look-up at all; it is checked here again.
    */
   async authenticate(token: string, snapshot: AuthSnapshot | undefined): Promise<Principal> {
     if (!keyKind(token)) throw unauthorized();
-    const hash = hashKey(token);
     if (snapshot?.revoked) throw unauthorized();
-    const useCache = snapshot !== undefined && this.sync(snapshot.epoch);
-    let principal = useCache ? this.principals.get(hash) : undefined;
-    if (principal === undefined) {
-      principal = await this.loadPrincipal(hash);
-      if (useCache) this.principals.set(hash, principal);
-    }
+    const hash = hashKey(token);
+    const principal = await this.cached(this.principals, hash, snapshot, () => this.loadPrincipal(hash));
     if (principal === 'none') throw unauthorized();
-    this.uses.set(principal.keyId, new Date().toISOString());
+    this.uses.set(principal.keyId, this.now().toISOString());
     return principal;
   }
 
   /** The principal's role in a workspace, or null when it is not a member there. */
   async roleIn(principal: Principal, workspaceId: string, snapshot: AuthSnapshot | undefined): Promise<Role | null> {
+    // An agent's role (already capped by its sponsor's current role) came with its key.
     if (principal.kind === 'agent') return principal.workspaceId === workspaceId ? principal.role : null;
-    const useCache = snapshot !== undefined && this.sync(snapshot.epoch);
-    const cacheKey = `${principal.id}|${workspaceId}`;
-    let role = useCache ? this.roles.get(cacheKey) : undefined;
-    if (role === undefined) {
+    const role = await this.cached(this.roles, `${principal.id}|${workspaceId}`, snapshot, async () => {
       const rows = await this.graph.read<{ role: Role }>('auth/user-role', { userId: principal.id, workspaceId });
-      role = rows[0]?.role ?? 'none';
-      if (useCache) this.roles.set(cacheKey, role);
-    }
+      return rows[0]?.role ?? 'none';
+    });
     return role === 'none' ? null : role;
   }
 
   /**
    * Called after a committed change that can take access away or change it (key revoked, agent
-   * deactivated or changed, member removed or re-roled): marks revoked keys, bumps the epoch, and tells
-   * every process. Throws when Redis is unreachable, so the caller answers 503 and retries.
+   * deactivated or changed, member removed or re-roled): marks revoked keys, sets a new epoch, and tells
+   * every process. Throws when Redis is unreachable, so the caller answers 503; the operations that call it
+   * are idempotent, and a retry signals again.
    */
   async accessChanged(revokedKeyHashes: string[] = []): Promise<void> {
-    const multi = this.redis.multi();
-    // The mark outlives every cache entry that could still hold the key.
-    for (const hash of revokedKeyHashes) multi.set(redisKeys.revokedKey(hash), '1', 'EX', 24 * 3600);
-    multi.incr(redisKeys.authEpoch);
-    multi.publish(redisKeys.authChannel, 'changed');
-    await multi.exec();
     this.clear();
+    const multi = this.redis.multi();
+    // The mark only spares Neo4j a read (the epoch alone already invalidates); a day outlives every cache entry.
+    for (const hash of revokedKeyHashes) multi.set(redisKeys.revokedKey(hash), '1', 'EX', 24 * 3600);
+    multi.set(redisKeys.authEpoch, randomUUID());
+    multi.publish(redisKeys.authChannel, 'changed');
+    const results = await multi.exec();
+    const failed = results?.find(([err]) => err);
+    if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction was discarded');
   }
 
-  private sync(epoch: string): boolean {
+  /**
+   * A cached value when it was loaded under the epoch this request read; otherwise loads it, and caches it
+   * unless Redis is down or a newer epoch has been seen meanwhile.
+   */
+  private async cached<T>(cache: LRUCache<string, Entry<T>>, key: string, snapshot: AuthSnapshot | undefined, load: () => Promise<T>): Promise<T> {
+    if (!snapshot) return load();
+    this.observe(snapshot.epoch);
+    const hit = cache.get(key);
+    if (hit && hit.epoch === snapshot.epoch) return hit.value;
+    const value = await load();
+    if (this.epoch === snapshot.epoch) cache.set(key, { epoch: snapshot.epoch, value });
+    return value;
+  }
+
+  /** A request read `epoch`: when it is not the one seen last, every cached answer is stale. */
+  private observe(epoch: string): void {
     if (epoch !== this.epoch) {
       this.clear();
       this.epoch = epoch;
     }
-    return true;
   }
 
   private clear(): void {
@@ -139,15 +174,19 @@ export class Authenticator {
     return { kind: 'user', id: row.principalId, keyId: row.keyId };
   }
 
-  /** Writes buffered lastUsedAt values in one statement, so using a key costs no write per request. */
+  /**
+   * Writes buffered lastUsedAt values in one statement, so using a key costs no write per request. The
+   * timer calls it every 10 s and stop() once more; a failed write keeps the values for the next flush.
+   */
   async flushUses(): Promise<void> {
     if (this.uses.size === 0) return;
-    const uses = [...this.uses].map(([keyId, at]) => ({ keyId, at }));
-    this.uses.clear();
+    const pending = this.uses;
+    this.uses = new Map();
     try {
-      await this.graph.write('auth/touch-keys', { uses });
+      await this.graph.write('auth/touch-keys', { uses: [...pending].map(([keyId, at]) => ({ keyId, at })) });
     } catch (err) {
       this.logger.warn({ err }, 'could not record key use');
+      for (const [keyId, at] of pending) if (!this.uses.has(keyId)) this.uses.set(keyId, at);
     }
   }
 }

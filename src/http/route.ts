@@ -48,6 +48,8 @@ export interface RouteSpec<P extends TObject = Empty, Q extends TObject = Empty,
   description?: string;
   tag: string;
   access: Access;
+  /** Counts against the workspace's monthly retrieval quota (bundle, manifest): see QuotaService. */
+  metered?: boolean;
   params?: P;
   query?: Q;
   body?: B;

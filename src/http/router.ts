@@ -4,14 +4,16 @@ import { Type } from '@sinclair/typebox';
 import type { Context, Middleware, Next } from 'koa';
 import { type Authenticator, unauthorized } from '../auth/authenticator.js';
 import { type Caller, roleAtLeast } from '../auth/caller.js';
-import { keyKind } from '../auth/keys.js';
+import { hashKey, keyKind } from '../auth/keys.js';
 import type { RateLimiter } from '../infra/rate-limiter.js';
+import type { QuotaService } from '../quota/service.js';
 import { AppError } from './problem.js';
 import type { AnyRoute } from './route.js';
 import { responseProblems, validatePart } from './validation.js';
 
 export interface RouterDeps {
   authenticator: Authenticator;
+  quota?: Pick<QuotaService, 'open'>;
   rateLimiter?: RateLimiter;
   adminToken?: string;
   /** Check every response body against its documented schema (tests): a mismatch is a 500. */
@@ -47,27 +49,45 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
     const token = bearer(ctx);
     if (!token) throw unauthorized();
     // Decided from the key's form alone, before any look-up, whatever workspace or id the path names.
-    if (userKeyOnly && keyKind(token) === 'agent') {
+    const kind = keyKind(token);
+    if (!kind) throw unauthorized();
+    if (userKeyOnly && kind === 'agent') {
       throw new AppError('user_key_required', 'This endpoint takes a user key; agent keys cannot manage agents or members');
     }
     const { authenticator } = deps;
-    const auth = await authenticator.authenticate(token);
-    const { principal } = auth;
+    const keyHash = hashKey(token);
     const workspaceId = ctx.params.workspaceId;
-    const role = await authenticator.roleIn(auth, workspaceId);
-    if (!role) throw new AppError('not_found', 'Workspace not found');
-    if (deps.rateLimiter) await deps.rateLimiter.check(principal.keyId);
-    if (!roleAtLeast(role, minRole)) {
-      throw new AppError('insufficient_role', `This needs the ${minRole} role or higher; the caller is ${role}`);
+    // A metered route learns the auth state, graph generation and quota in one Redis round trip; its
+    // count is taken back if the request then fails for any reason.
+    const ticket = route.metered && deps.quota ? await deps.quota.open(keyHash, workspaceId) : undefined;
+    try {
+      const snapshot = ticket ? ticket.snapshot : await authenticator.snapshot(keyHash);
+      const principal = await authenticator.authenticate(token, snapshot);
+      const role = await authenticator.roleIn(principal, workspaceId, snapshot);
+      if (!role) throw new AppError('not_found', 'Workspace not found');
+      if (deps.rateLimiter) await deps.rateLimiter.check(principal.keyId);
+      if (!roleAtLeast(role, minRole)) {
+        throw new AppError('insufficient_role', `This needs the ${minRole} role or higher; the caller is ${role}`);
+      }
+      if (ticket) {
+        ctx.set(ticket.headers);
+        if (ticket.exhausted) {
+          throw new AppError('quota_exceeded', 'The workspace has used every retrieval of its plan this month', { headers: ticket.headers });
+        }
+        ctx.state.quota = ticket;
+      }
+      const caller: Caller = {
+        principal,
+        workspaceId,
+        role,
+        actingUserId: principal.kind === 'user' ? principal.id : principal.sponsorUserId,
+      };
+      ctx.state.caller = caller;
+      await next();
+    } catch (err) {
+      await ticket?.refund();
+      throw err;
     }
-    const caller: Caller = {
-      principal,
-      workspaceId,
-      role,
-      actingUserId: principal.kind === 'user' ? principal.id : principal.sponsorUserId,
-    };
-    ctx.state.caller = caller;
-    return next();
   };
 }
 
@@ -90,10 +110,11 @@ function handle(route: AnyRoute, deps: RouterDeps): Middleware {
 function checkResponse(route: AnyRoute, ctx: Context): void {
   const spec = route.responses[ctx.status];
   if (!spec) throw new Error(`${route.operationId} answered ${ctx.status}, which its route does not document`);
-  if (spec.schema && ctx.body !== undefined && !Buffer.isBuffer(ctx.body)) {
-    const problems = responseProblems(spec.schema, ctx.body);
-    if (problems) throw new Error(`${route.operationId} ${ctx.status} body does not match its schema: ${problems}`);
-  }
+  if (!spec.schema || ctx.body === undefined || ctx.body === null) return;
+  // Ready-made JSON bytes (cached retrieval answers) are checked like any other body.
+  const body = Buffer.isBuffer(ctx.body) ? JSON.parse(ctx.body.toString('utf8')) : ctx.body;
+  const problems = responseProblems(spec.schema, body);
+  if (problems) throw new Error(`${route.operationId} ${ctx.status} body does not match its schema: ${problems}`);
 }
 
 /** Mounts every route with its access check, validation and handler, plus 404/405 problems for the rest. */

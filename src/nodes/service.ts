@@ -1,5 +1,271 @@
+import type { Caller } from '../auth/caller.js';
+import { AppError, invalidField, notFound } from '../http/problem.js';
+import { slugify } from '../http/slug.js';
+import { newId } from '../infra/ids.js';
+import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../services.js';
+import {
+  type ContextNode,
+  type Link,
+  type LinkType,
+  type ListFilter,
+  type NodeDetail,
+  NodeRepository,
+  type NodeStatus,
+  type NodeType,
+  type SourceType,
+} from './repository.js';
+import { parseWikilinks } from './wikilinks.js';
 
+export interface CreateNodeInput {
+  title: string;
+  description: string;
+  slug?: string;
+  content?: string;
+  nodeType?: NodeType;
+  agentSummary?: string | null;
+  importance?: number;
+  readFirst?: boolean;
+  edgeCaseOnly?: boolean;
+}
+
+export type UpdateNodeInput = Partial<CreateNodeInput>;
+
+export interface ListNodesQuery {
+  nodeType?: NodeType;
+  status?: NodeStatus | 'all';
+  archived?: boolean;
+  sort?: 'updated_at' | 'created_at' | 'title' | 'importance';
+  order?: 'asc' | 'desc';
+  page: number;
+  limit: number;
+  q?: string;
+}
+
+export interface NodePage {
+  nodes: ContextNode[];
+  pagination: { page: number; limit: number; total: number };
+}
+
+/** Longest auto-generated slug base, leaving room for a `-NNN` suffix within the 200-character slug limit. */
+const maxSlugBase = 190;
+
+/**
+ * Context nodes, the typed links between nodes (and from playbooks to nodes), and wikilinks.
+ * Every write runs in one transaction that first locks the workspace's graph (nodes/lock-workspace.cypher),
+ * so slug allocation, duplicate-link checks and wikilink resolution never race; after it commits, the
+ * workspace's graph generation is bumped.
+ */
 export class NodeService {
-  constructor(private readonly deps: ServiceDeps) {}
+  private readonly repo: NodeRepository;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.repo = new NodeRepository(deps.graph);
+  }
+
+  async create(caller: Caller, input: CreateNodeInput): Promise<NodeDetail> {
+    const ws = caller.workspaceId;
+    // An auto-generated slug is retried if a writer outside this service's lock took it meanwhile.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const detail = await this.inWorkspace(ws, async (tx, now) => {
+          const slug = await this.allocateSlug(tx, ws, input.title, input.slug);
+          const node: ContextNode = {
+            id: newId('cn'),
+            slug,
+            title: input.title,
+            description: input.description,
+            content: input.content ?? '',
+            nodeType: input.nodeType ?? 'reference',
+            agentSummary: input.agentSummary ?? null,
+            importance: input.importance ?? 50,
+            readFirst: input.readFirst ?? false,
+            edgeCaseOnly: input.edgeCaseOnly ?? false,
+            status: 'live',
+            createdAt: now,
+            updatedAt: now,
+            archivedAt: null,
+          };
+          await this.repo.create(tx, ws, node);
+          await this.syncWikilinks(tx, ws, node.id, node.content, now);
+          await this.resolveWikilinksTo(tx, ws, node.id, now);
+          return (await this.repo.get(tx, ws, node.id))!;
+        });
+        await this.deps.generations.bump(ws);
+        return detail;
+      } catch (err) {
+        if (!isConstraintViolation(err)) throw err;
+        if (input.slug !== undefined) throw slugTaken(input.slug);
+        if (attempt >= 3) throw err;
+      }
+    }
+  }
+
+  async get(caller: Caller, nodeId: string): Promise<NodeDetail> {
+    const detail = await this.repo.get(undefined, caller.workspaceId, nodeId);
+    if (!detail) throw notFound('Context node');
+    return detail;
+  }
+
+  /** Changes any of the editable fields; updatedAt moves on every edit. Wikilinks follow content and slug changes. */
+  async update(caller: Caller, nodeId: string, input: UpdateNodeInput): Promise<NodeDetail> {
+    const ws = caller.workspaceId;
+    try {
+      const detail = await this.inWorkspace(ws, async (tx, now) => {
+        const current = await this.repo.get(tx, ws, nodeId);
+        if (!current) throw notFound('Context node');
+        const changes: Record<string, unknown> = { ...input };
+        const slugChanged = input.slug !== undefined && input.slug !== current.slug;
+        if (slugChanged) await this.allocateSlug(tx, ws, current.title, input.slug, nodeId);
+        await this.repo.update(tx, ws, nodeId, changes, now);
+        if (input.content !== undefined || slugChanged) {
+          await this.syncWikilinks(tx, ws, nodeId, input.content ?? current.content, now);
+        }
+        if (slugChanged) await this.resolveWikilinksTo(tx, ws, nodeId, now);
+        return (await this.repo.get(tx, ws, nodeId))!;
+      });
+      await this.deps.generations.bump(ws);
+      return detail;
+    } catch (err) {
+      if (isConstraintViolation(err) && input.slug !== undefined) throw slugTaken(input.slug);
+      throw err;
+    }
+  }
+
+  /** DELETE archives: the node is kept, with status archived and archivedAt set. Archiving twice changes nothing. */
+  async archive(caller: Caller, nodeId: string): Promise<void> {
+    await this.setStatus(caller, nodeId, 'archived');
+  }
+
+  async restore(caller: Caller, nodeId: string): Promise<NodeDetail> {
+    await this.setStatus(caller, nodeId, 'live');
+    return this.get(caller, nodeId);
+  }
+
+  async list(caller: Caller, query: ListNodesQuery): Promise<NodePage> {
+    if (query.archived !== undefined && query.status !== undefined) {
+      throw new AppError('invalid_request', "Send either 'status' or the deprecated 'archived', not both", {
+        errors: [{ path: '/archived', message: "cannot be combined with 'status' (use status alone)", in: 'query' }],
+      });
+    }
+    const status = query.status ?? (query.archived === undefined ? 'live' : query.archived ? 'archived' : 'live');
+    const search = query.q === undefined ? undefined : luceneQuery(query.q);
+    const filter: ListFilter = {
+      nodeType: query.nodeType ?? null,
+      status,
+      sort: query.sort ?? (search ? 'relevance' : 'updated_at'),
+      order: query.order ?? 'desc',
+      skip: (query.page - 1) * query.limit,
+      limit: query.limit,
+    };
+    const { total, nodes } = await this.repo.list(caller.workspaceId, filter, search);
+    return { nodes, pagination: { page: query.page, limit: query.limit, total } };
+  }
+
+  /** A manual link from a context node or a playbook to a context node of the same workspace. */
+  async createLink(caller: Caller, sourceType: SourceType, sourceId: string, input: { targetId: string; linkType: LinkType }): Promise<Link> {
+    if (sourceType === 'context_node' && input.targetId === sourceId) {
+      throw invalidField('/targetId', 'must not be the source node itself (self-links are not allowed)');
+    }
+    const ws = caller.workspaceId;
+    const link = await this.inWorkspace(ws, async (tx, now) => {
+      const linkId = newId('lnk');
+      const result = await this.repo.createLink(tx, { workspaceId: ws, sourceType, sourceId, targetId: input.targetId, linkType: input.linkType, linkId, now });
+      if (!result.sourceFound) throw notFound(sourceType === 'playbook' ? 'Playbook' : 'Context node');
+      if (!result.targetFound) throw notFound('Target context node');
+      if (result.duplicate) {
+        throw new AppError('duplicate_link', `A ${input.linkType} link from ${sourceId} to ${input.targetId} already exists`);
+      }
+      const created: Link = { id: linkId, sourceId, sourceType, targetId: input.targetId, linkType: input.linkType, origin: 'manual', createdAt: now };
+      return created;
+    });
+    await this.deps.generations.bump(ws);
+    return link;
+  }
+
+  /** Deletes a manual link going out of the source. A wikilink's link belongs to the source's content (409). */
+  async deleteLink(caller: Caller, sourceType: SourceType, sourceId: string, linkId: string): Promise<void> {
+    const ws = caller.workspaceId;
+    await this.inWorkspace(ws, async (tx) => {
+      const result = await this.repo.deleteLink(tx, { workspaceId: ws, sourceType, sourceId, linkId });
+      if (!result.sourceFound) throw notFound(sourceType === 'playbook' ? 'Playbook' : 'Context node');
+      if (!result.linkFound) throw notFound('Link');
+      if (!result.deleted) {
+        throw new AppError('conflict', 'This link comes from a [[wikilink]] in the source node’s content; remove the wikilink from the content instead');
+      }
+    });
+    await this.deps.generations.bump(ws);
+  }
+
+  private async setStatus(caller: Caller, nodeId: string, status: NodeStatus): Promise<void> {
+    const ws = caller.workspaceId;
+    const changed = await this.inWorkspace(ws, async (tx, now) => {
+      const result = await this.repo.setStatus(tx, ws, nodeId, status, now);
+      if (!result.found) throw notFound('Context node');
+      return result.changed;
+    });
+    if (changed) await this.deps.generations.bump(ws);
+  }
+
+  /** Runs `work` in one write transaction holding the workspace's graph lock. */
+  private async inWorkspace<R>(workspaceId: string, work: (tx: GraphTx, now: string) => Promise<R>): Promise<R> {
+    const now = this.deps.clock().toISOString();
+    const { found, result } = await this.repo.inWorkspaceTx(workspaceId, now, (tx) => work(tx, now));
+    if (!found) throw notFound('Workspace');
+    return result as R;
+  }
+
+  /**
+   * The slug a node gets: an explicit one must be free (409 slug_taken otherwise, unless `selfId` holds it);
+   * an automatic one is the slugified title, with -2, -3, … appended while taken.
+   */
+  private async allocateSlug(tx: GraphTx, workspaceId: string, title: string, explicit?: string, selfId?: string): Promise<string> {
+    if (explicit !== undefined) {
+      const taken = await this.repo.takenSlugs(tx, workspaceId, explicit);
+      if (taken.some((t) => t.slug === explicit && t.id !== selfId)) throw slugTaken(explicit);
+      return explicit;
+    }
+    const base = slugify(title).slice(0, maxSlugBase).replace(/-+$/, '') || 'node';
+    const taken = new Set((await this.repo.takenSlugs(tx, workspaceId, base)).map((t) => t.slug));
+    if (!taken.has(base)) return base;
+    for (let n = 2; ; n += 1) {
+      if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+    }
+  }
+
+  private async syncWikilinks(tx: GraphTx, workspaceId: string, nodeId: string, content: string | null, now: string): Promise<void> {
+    const wanted = parseWikilinks(content).map((slug) => ({ slug, linkId: newId('lnk') }));
+    await this.repo.syncWikilinks(tx, workspaceId, nodeId, wanted, now);
+  }
+
+  /** After a node appears or changes its slug: re-syncs every node whose wikilinks may now resolve differently. */
+  private async resolveWikilinksTo(tx: GraphTx, workspaceId: string, nodeId: string, now: string): Promise<void> {
+    for (const source of await this.repo.wikilinkSources(tx, workspaceId, nodeId)) {
+      await this.syncWikilinks(tx, workspaceId, source.id, source.content, now);
+    }
+  }
+}
+
+function slugTaken(slug: string): AppError {
+  return new AppError('slug_taken', `Another context node of this workspace already has the slug '${slug}'`, {
+    errors: [{ path: '/slug', message: 'is already taken', in: 'body' }],
+  });
+}
+
+/**
+ * The Lucene query for a user's search words, so that any input is a valid query: each whitespace-separated
+ * word must match (AND), as a phrase with `"` and `\` escaped (so operators, wildcards and other special
+ * characters are plain text); a word of letters and digits also matches as a prefix (`launch` finds
+ * `launches`). Words are lowercased first, so AND/OR/NOT are never operators. Undefined for a blank query.
+ */
+export function luceneQuery(q: string): string | undefined {
+  const words = q.trim().split(/\s+/).filter(Boolean);
+  if (!words.length) return undefined;
+  return words
+    .map((word) => {
+      const lower = word.toLowerCase();
+      const phrase = `"${lower.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+      return /^[\p{L}\p{N}]+$/u.test(lower) ? `+(${phrase} OR ${lower}*)` : `+${phrase}`;
+    })
+    .join(' ');
 }

@@ -1,6 +1,123 @@
-import type { AnyRoute } from '../http/route.js';
+import { type AnyRoute, defineRoute } from '../http/route.js';
+import { WorkspacePath } from '../http/common-schemas.js';
 import type { AppServices } from '../services.js';
+import {
+  CreateBody, CreateVersionBody, ListQuery, PlaybookDetailSchema, PlaybookListSchema, PlaybookPath, UpdateBody, VersionPath, VersionSchema,
+} from './schemas.js';
 
-export function playbookRoutes(_s: AppServices): AnyRoute[] {
-  return [];
+const base = { tag: 'Playbooks' } as const;
+const viewers = { kind: 'workspace', minRole: 'viewer' } as const;
+const editors = { kind: 'workspace', minRole: 'editor' } as const;
+const owners = { kind: 'workspace', minRole: 'owner' } as const;
+
+const parentNote =
+  'A playbook with visibility parent_readonly is also readable here by members of its workspace’s parent workspace, ' +
+  'under the parent’s path (workspaceId in the body names the workspace it belongs to); every write under the parent’s path is 404.';
+const archivedNote = 'An archived playbook cannot be changed (409 conflict) until it is restored.';
+
+export function playbookRoutes(s: AppServices): AnyRoute[] {
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/playbooks', operationId: 'listPlaybooks', summary: 'List playbooks',
+      description:
+        'Playbooks of this workspace only: archived playbooks never appear, nor do parent_readonly playbooks of child workspaces ' +
+        '(read those by id). status keeps playbooks having at least one version in that status; owner and function_area are exact ' +
+        'matches (an unknown value gives an empty list). Sorting by title ignores case; every sort breaks ties by id.',
+      access: viewers, params: WorkspacePath, query: ListQuery,
+      responses: { 200: { description: 'One page of playbooks', schema: PlaybookListSchema } },
+      handler: async ({ ctx, caller, query }) => {
+        ctx.body = await s.playbooks.list(caller, query);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/playbooks', operationId: 'createPlaybook', summary: 'Create a playbook with its initial draft version 1',
+      description:
+        'ownerId is the caller (the sponsor when the caller is an agent) and cannot be sent. Without slug one is generated from the ' +
+        'title (lowercase ASCII, other characters → "-"; "playbook" when nothing is left); when taken, -2, -3, … is appended. ' +
+        'An explicit slug that is taken is 409 slug_taken (archived playbooks keep their slugs).',
+      access: editors, params: WorkspacePath, body: CreateBody,
+      responses: { 201: { description: 'The new playbook, with its draft version 1', schema: PlaybookDetailSchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, body }) => {
+        ctx.status = 201;
+        ctx.body = await s.playbooks.create(caller, body);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId', operationId: 'getPlaybook', summary: 'A playbook with its versions, tags and linked context nodes',
+      description: `An archived playbook is still readable by id (archivedAt set). ${parentNote}`,
+      access: viewers, params: PlaybookPath,
+      responses: { 200: { description: 'The playbook', schema: PlaybookDetailSchema } },
+      handler: async ({ ctx, caller, params }) => {
+        ctx.body = await s.playbooks.get(caller, params.playbookId);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'patch', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId', operationId: 'updatePlaybook', summary: 'Change a playbook’s metadata (never creates a version)',
+      description:
+        'Only the fields sent change; summary, description and functionArea accept null to clear them. The slug does not follow a ' +
+        'title change. ownerId must be a user who is a member of the workspace (else 400). A taken slug is 409 slug_taken. ' +
+        `An empty body changes nothing. ${archivedNote}`,
+      access: editors, params: PlaybookPath, body: UpdateBody,
+      responses: { 200: { description: 'The updated playbook', schema: PlaybookDetailSchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, params, body }) => {
+        ctx.body = await s.playbooks.update(caller, params.playbookId, body);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'delete', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId', operationId: 'archivePlaybook', summary: 'Archive a playbook (soft delete)',
+      description: 'Sets archivedAt; the record, its versions and its slug are kept, and it leaves every list. Archiving an archived playbook changes nothing (204).',
+      access: owners, params: PlaybookPath,
+      responses: { 204: { description: 'Archived' } },
+      handler: async ({ ctx, caller, params }) => {
+        await s.playbooks.archive(caller, params.playbookId);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId/restore', operationId: 'restorePlaybook', summary: 'Restore an archived playbook',
+      description: 'Clears archivedAt. Restoring a playbook that is not archived changes nothing.',
+      access: owners, params: PlaybookPath,
+      responses: { 200: { description: 'The restored playbook', schema: PlaybookDetailSchema } },
+      handler: async ({ ctx, caller, params }) => {
+        ctx.body = await s.playbooks.restore(caller, params.playbookId);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId/versions', operationId: 'createPlaybookVersion', summary: 'Add a draft version',
+      description:
+        'Send exactly one of content and basedOnVersionId (400 otherwise). basedOnVersionId copies the content of that version of the ' +
+        'same playbook, whatever its status (the way to roll back); a version of another playbook is 404. The new version is a draft ' +
+        `numbered one above the highest; the approved version stays approved. ${archivedNote}`,
+      access: editors, params: PlaybookPath, body: CreateVersionBody,
+      responses: { 201: { description: 'The new draft version', schema: VersionSchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, params, body }) => {
+        ctx.status = 201;
+        ctx.body = await s.playbooks.createVersion(caller, params.playbookId, body);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId/versions/:versionId', operationId: 'getPlaybookVersion', summary: 'One version of a playbook',
+      description: parentNote,
+      access: viewers, params: VersionPath,
+      responses: { 200: { description: 'The version', schema: VersionSchema } },
+      handler: async ({ ctx, caller, params }) => {
+        ctx.body = await s.playbooks.getVersion(caller, params.playbookId, params.versionId);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'patch', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId/versions/:versionId/approve', operationId: 'approvePlaybookVersion', summary: 'Approve a draft version',
+      description:
+        'The version becomes approved (the active version) and the previously approved version, if any, becomes deprecated in the ' +
+        `same transaction. Only a draft can be approved: anything else is 409 version_not_draft. No body. ${archivedNote}`,
+      access: editors, params: VersionPath,
+      responses: { 200: { description: 'The approved version', schema: VersionSchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, params }) => {
+        ctx.body = await s.playbooks.approve(caller, params.playbookId, params.versionId);
+      },
+    }),
+  ];
 }

@@ -1,5 +1,235 @@
+import type { Caller } from '../auth/caller.js';
+import { AppError, invalidField, notFound } from '../http/problem.js';
+import { slugify } from '../http/slug.js';
+import { newId } from '../infra/ids.js';
+import { isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../services.js';
+import {
+  type ListFilter, type PlaybookDetail, PlaybookRepository, type PlaybookSummary, type Version, type VersionStatus, type Visibility,
+} from './repository.js';
 
+export interface CreatePlaybookInput {
+  title: string;
+  slug?: string;
+  summary?: string;
+  description?: string;
+  functionArea?: string;
+  visibility?: Visibility;
+  tags?: string[];
+  version: { content: Record<string, unknown>; changeNote?: string };
+}
+
+export interface UpdatePlaybookInput {
+  title?: string;
+  slug?: string;
+  summary?: string | null;
+  description?: string | null;
+  functionArea?: string | null;
+  visibility?: Visibility;
+  tags?: string[];
+  ownerId?: string;
+}
+
+export interface ListPlaybooksQuery {
+  status?: VersionStatus;
+  function_area?: string;
+  owner?: string;
+  sort?: ListFilter['sort'];
+  order?: ListFilter['order'];
+  page?: number;
+  limit?: number;
+}
+
+export interface CreateVersionInput {
+  content?: Record<string, unknown>;
+  basedOnVersionId?: string;
+  changeNote?: string;
+}
+
+/** Longest slug base generated from a title, leaving room for a `-N` suffix within the 200-character limit. */
+const maxAutoSlugBase = 190;
+/** How often a creation with an auto slug is retried when a concurrent PATCH took the slug it chose. */
+const slugAttempts = 5;
+
+const dedupe = (tags: string[]) => [...new Set(tags)];
+
+/** The slug generated from a title: slugify, capped in length; 'playbook' when the title has no a-z0-9 at all. */
+export function autoSlugBase(title: string): string {
+  const base = slugify(title).slice(0, maxAutoSlugBase).replace(/-+$/, '');
+  return base || 'playbook';
+}
+
+/** The first free slug among base, base-2, base-3, … */
+export function firstFreeSlug(base: string, taken: Set<string>): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n += 1) {
+    const candidate = `${base}-${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+const slugTaken = (slug: string) => new AppError('slug_taken', `The slug '${slug}' is already used by another playbook of this workspace`);
+const archivedConflict = () => new AppError('conflict', 'The playbook is archived; restore it before changing it');
+
+/** Playbooks and their versions (spec §2-§4, decisions §3-§4). */
 export class PlaybookService {
-  constructor(private readonly deps: ServiceDeps) {}
+  private readonly repo: PlaybookRepository;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.repo = new PlaybookRepository(deps.graph);
+  }
+
+  async list(caller: Caller, query: ListPlaybooksQuery) {
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 50;
+    const result = await this.repo.list(caller.workspaceId, {
+      status: query.status ?? null,
+      functionArea: query.function_area ?? null,
+      owner: query.owner ?? null,
+      sort: query.sort ?? 'updated_at',
+      order: query.order ?? 'desc',
+      skip: (page - 1) * limit,
+      limit,
+    });
+    return { playbooks: result.playbooks satisfies PlaybookSummary[], pagination: { page, limit, total: result.total } };
+  }
+
+  async create(caller: Caller, input: CreatePlaybookInput): Promise<PlaybookDetail> {
+    const explicit = input.slug !== undefined;
+    const base = explicit ? input.slug! : autoSlugBase(input.title);
+    const record = {
+      title: input.title,
+      summary: input.summary ?? null,
+      description: input.description ?? null,
+      functionArea: input.functionArea ?? null,
+      visibility: input.visibility ?? 'workspace_private',
+      ownerId: caller.actingUserId,
+      tags: dedupe(input.tags ?? []),
+      content: input.version.content,
+      changeNote: input.version.changeNote ?? null,
+      createdBy: caller.principal.id,
+    } as const;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const created = await this.repo.create(
+          caller.workspaceId,
+          base,
+          (taken) => {
+            if (!explicit) return firstFreeSlug(base, taken);
+            if (taken.has(base)) throw slugTaken(base);
+            return base;
+          },
+          { ...record, id: newId('pb'), versionId: newId('pbv'), now: this.now() },
+        );
+        if (!created) throw notFound('Workspace');
+        await this.deps.generations.bump(caller.workspaceId);
+        return created;
+      } catch (err) {
+        // The workspace lock serialises creations; only a concurrent PATCH of a slug can still collide.
+        if (!isConstraintViolation(err)) throw err;
+        if (explicit) throw slugTaken(base);
+        if (attempt >= slugAttempts) throw err;
+      }
+    }
+  }
+
+  /** The playbook, from its own workspace or, when parent_readonly, from the parent workspace. */
+  async get(caller: Caller, playbookId: string): Promise<PlaybookDetail> {
+    const found = await this.repo.get(caller.workspaceId, playbookId);
+    if (!found) throw notFound('Playbook');
+    return found;
+  }
+
+  async getVersion(caller: Caller, playbookId: string, versionId: string): Promise<Version> {
+    const found = await this.repo.getVersion(caller.workspaceId, playbookId, versionId);
+    if (!found) throw notFound('Playbook version');
+    return found;
+  }
+
+  /** Metadata only; never creates a version. An empty body changes nothing (not even updatedAt). */
+  async update(caller: Caller, playbookId: string, input: UpdatePlaybookInput): Promise<PlaybookDetail> {
+    const changes: Record<string, unknown> = { ...input };
+    if (input.tags) changes.tags = dedupe(input.tags);
+    if (Object.keys(changes).length === 0) {
+      const current = await this.repo.get(caller.workspaceId, playbookId);
+      if (!current || current.workspaceId !== caller.workspaceId) throw notFound('Playbook');
+      return current;
+    }
+    let updated: PlaybookDetail | undefined;
+    try {
+      updated = await this.repo.withLockedPlaybook(caller.workspaceId, playbookId, this.now(), async (tx, state) => {
+        if (state.archived) throw archivedConflict();
+        const { ownerIsMember } = await this.repo.update(tx, caller.workspaceId, playbookId, changes);
+        if (!ownerIsMember) throw invalidField('/ownerId', 'is not a member of this workspace');
+        return this.repo.get(caller.workspaceId, playbookId, tx);
+      });
+    } catch (err) {
+      if (input.slug !== undefined && isConstraintViolation(err)) throw slugTaken(input.slug);
+      throw err;
+    }
+    if (!updated) throw notFound('Playbook');
+    await this.deps.generations.bump(caller.workspaceId);
+    return updated;
+  }
+
+  /** Soft delete: sets archivedAt, keeps the record and its slug. Archiving an archived playbook is a no-op. */
+  async archive(caller: Caller, playbookId: string): Promise<void> {
+    if (!(await this.repo.archive(caller.workspaceId, playbookId, this.now()))) throw notFound('Playbook');
+    await this.deps.generations.bump(caller.workspaceId);
+  }
+
+  async restore(caller: Caller, playbookId: string): Promise<PlaybookDetail> {
+    const restored = await this.repo.restore(caller.workspaceId, playbookId, this.now());
+    if (!restored) throw notFound('Playbook');
+    await this.deps.generations.bump(caller.workspaceId);
+    return restored;
+  }
+
+  /** A new draft numbered one above the highest; content given, or copied from `basedOnVersionId`. */
+  async createVersion(caller: Caller, playbookId: string, input: CreateVersionInput): Promise<Version> {
+    if (input.content !== undefined && input.basedOnVersionId !== undefined) {
+      throw invalidField('/basedOnVersionId', 'cannot be combined with content; send exactly one of them');
+    }
+    if (input.content === undefined && input.basedOnVersionId === undefined) {
+      throw invalidField('/content', 'is required (or basedOnVersionId)');
+    }
+    const now = this.now();
+    const created = await this.repo.withLockedPlaybook(caller.workspaceId, playbookId, now, async (tx, state) => {
+      if (state.archived) throw archivedConflict();
+      const version = await this.repo.createVersion(tx, {
+        workspaceId: caller.workspaceId,
+        playbookId,
+        versionId: newId('pbv'),
+        content: input.content ?? null,
+        basedOnVersionId: input.basedOnVersionId ?? null,
+        changeNote: input.changeNote ?? null,
+        createdBy: caller.principal.id,
+        now,
+      });
+      if (!version) throw notFound('Version named by basedOnVersionId');
+      return version;
+    });
+    if (!created) throw notFound('Playbook');
+    await this.deps.generations.bump(caller.workspaceId);
+    return created;
+  }
+
+  /** draft → approved; the previously approved version becomes deprecated in the same transaction. */
+  async approve(caller: Caller, playbookId: string, versionId: string): Promise<Version> {
+    const now = this.now();
+    const approved = await this.repo.withLockedPlaybook(caller.workspaceId, playbookId, now, async (tx, state) => {
+      if (state.archived) throw archivedConflict();
+      const result = await this.repo.approveVersion(tx, caller.workspaceId, playbookId, versionId, now);
+      if (!result) throw notFound('Playbook version');
+      if (!result.wasDraft) throw new AppError('version_not_draft', `Version ${result.version.versionNumber} is ${result.version.status}; only a draft can be approved`);
+      return result.version;
+    });
+    if (!approved) throw notFound('Playbook');
+    await this.deps.generations.bump(caller.workspaceId);
+    return approved;
+  }
+
+  private now(): string {
+    return this.deps.clock().toISOString();
+  }
 }

@@ -1,10 +1,179 @@
+import { createHash } from 'node:crypto';
+import { AnnotationRepository } from '../annotations/repository.js';
+import type { Caller } from '../auth/caller.js';
+import { AppError, notFound } from '../http/problem.js';
 import type { ServiceDeps } from '../services.js';
+import { BundleCache, type CachedAnswer } from './bundle-cache.js';
+import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
 
+export type Mode = 'summary' | 'standard' | 'full';
+
+export interface RetrievalQuery {
+  playbookId: string;
+  maxNodes: number;
+  depth: number;
+  includeAnnotations: boolean;
+  changedSince?: string;
+}
+
+export interface BundleQuery extends RetrievalQuery {
+  mode: Mode;
+}
+
+/** What a bundle or manifest request gets: 304 (no body) or the bytes to send, with the ETag either way. */
+export type Answer = { notModified: true; etag: string } | ({ notModified: false } & CachedAnswer);
+
+const linkTypeNames: Record<string, string> = {
+  requires: 'REQUIRES',
+  references: 'REFERENCES',
+  'relates-to': 'RELATES_TO',
+  supersedes: 'SUPERSEDES',
+  'index-entry': 'INDEX_ENTRY',
+};
+
+/** True when an If-None-Match header names this ETag (or is `*`); weak and strong forms compare alike. */
+export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim().replace(/^W\//, '');
+    return t === '*' || t === etag;
+  });
+}
+
+/**
+ * Bundles, manifests, follow and updates. A bundle or manifest answer depends only on the workspace's graph
+ * generation, the parameters and (with annotations) the caller, so it is cached as bytes under exactly
+ * that key, and its ETag is derived from the same key: a 304 needs neither Neo4j nor serialisation.
+ */
 export class RetrievalService {
-  constructor(private readonly deps: ServiceDeps) {}
+  private readonly repo: RetrievalRepository;
+  private readonly annotations: AnnotationRepository;
+  readonly cache: BundleCache;
 
-  /** Background work (quota persistence) that lives as long as the process. */
-  async start(): Promise<void> {}
+  constructor(private readonly deps: ServiceDeps) {
+    this.repo = new RetrievalRepository(deps.graph);
+    this.annotations = new AnnotationRepository(deps.graph);
+    this.cache = new BundleCache(deps.config.bundleCache);
+  }
 
-  async stop(): Promise<void> {}
+  bundle(caller: Caller, q: BundleQuery, generation: string, ifNoneMatch: string): Promise<Answer> {
+    return this.answer('bundle', caller, q, q.mode, generation, ifNoneMatch);
+  }
+
+  manifest(caller: Caller, q: RetrievalQuery, generation: string, ifNoneMatch: string): Promise<Answer> {
+    return this.answer('manifest', caller, q, 'manifest', generation, ifNoneMatch);
+  }
+
+  private async answer(kind: 'bundle' | 'manifest', caller: Caller, q: RetrievalQuery, mode: Mode | 'manifest', generation: string, ifNoneMatch: string): Promise<Answer> {
+    const changedSince = q.changedSince ? new Date(q.changedSince).toISOString() : null;
+    // Annotations visible to the caller depend on who asks (agent_local ones are private to their author).
+    const audience = q.includeAnnotations ? `${caller.principal.kind}:${caller.principal.id}` : '*';
+    const key = [caller.workspaceId, generation, kind, mode, q.playbookId, q.maxNodes, q.depth, changedSince ?? '', audience].join('|');
+    const etag = `"${createHash('sha256').update(key).digest('base64url').slice(0, 32)}"`;
+    if (matchesEtag(ifNoneMatch, etag)) return { notModified: true, etag };
+    const cached = this.cache.get(key);
+    if (cached) return { notModified: false, ...cached };
+
+    const ranking = await this.repo.rank({
+      workspaceId: caller.workspaceId,
+      playbookId: q.playbookId,
+      depth: q.depth,
+      maxNodes: q.maxNodes,
+      changedSince,
+      withContent: mode === 'standard' || mode === 'full',
+    });
+    if (!ranking) throw notFound('Playbook');
+    const body = await this.render(caller, ranking, mode, q.includeAnnotations);
+    const answer = { body: Buffer.from(JSON.stringify(body)), etag };
+    this.cache.set(key, answer);
+    return { notModified: false, ...answer };
+  }
+
+  private async render(caller: Caller, ranking: Ranking, mode: Mode | 'manifest', includeAnnotations: boolean) {
+    const nodeIds = ranking.nodes.map((n) => n.id);
+    const [annotations, links] = await Promise.all([
+      includeAnnotations
+        ? this.annotations.visibleFor(caller.workspaceId, [ranking.playbook.id, ...ranking.versionIds, ...nodeIds], caller.principal.id)
+        : [],
+      mode === 'full' && nodeIds.length > 1 ? this.repo.linksAmong(caller.workspaceId, nodeIds) : mode === 'full' ? [] : undefined,
+    ]);
+    const active = ranking.activeVersion;
+    return {
+      playbook: {
+        ...ranking.playbook,
+        latestVersion: ranking.latestVersion,
+        activeVersion: active ? { ...active, content: JSON.parse(active.content), changeNote: active.changeNote ?? null } : null,
+      },
+      nodes: ranking.nodes.map((n) => nodeView(n, mode)),
+      ...(links ? { links } : {}),
+      annotations,
+      truncated: ranking.omittedNodeIds.length > 0,
+      omittedNodeIds: ranking.omittedNodeIds,
+    };
+  }
+
+  async follow(caller: Caller, nodeId: string, q: { linkType?: string[]; direction: string; depth: number; maxNodes: number }) {
+    const result = await this.repo.follow({
+      workspaceId: caller.workspaceId,
+      nodeId,
+      linkTypes: q.linkType ? [...new Set(q.linkType.map((t) => linkTypeNames[t]))] : null,
+      direction: q.direction,
+      depth: q.depth,
+      maxNodes: q.maxNodes,
+    });
+    if (!result) throw notFound('Context node');
+    return result;
+  }
+
+  /**
+   * Changes after `since`, oldest first. `until` is the moment to ask from next time. A full page never
+   * ends in the middle of a run of equal timestamps (the next page asks for strictly later changes), so
+   * such a run is held back for the next page unless it fills the whole page by itself.
+   */
+  async updates(caller: Caller, since: string, limit: number) {
+    const from = new Date(since).toISOString();
+    const rows = await this.repo.changesSince(caller.workspaceId, from, limit);
+    let page = rows.slice(0, limit);
+    if (rows.length > limit) {
+      const boundary = rows[limit].updatedAt;
+      const trimmed = page.filter((n) => n.updatedAt !== boundary);
+      if (trimmed.length > 0) page = trimmed;
+      else throw new AppError('invalid_request', `More than ${limit} nodes changed at ${boundary}; ask with a larger limit`);
+    }
+    return { nodes: page, until: page.length > 0 ? page[page.length - 1].updatedAt : from };
+  }
+}
+
+function nodeView(n: RankedNode, mode: Mode | 'manifest') {
+  const view: Record<string, unknown> = {
+    id: n.id,
+    slug: n.slug,
+    title: n.title,
+    nodeType: n.nodeType,
+    importance: n.importance,
+    readFirst: n.readFirst,
+    edgeCaseOnly: n.edgeCaseOnly,
+    updatedAt: n.updatedAt,
+    score: n.score,
+    reason: { kind: n.reasonKind, fromId: n.reasonFromId, depth: n.reasonDepth },
+  };
+  switch (mode) {
+    case 'summary':
+      view.agentSummary = n.agentSummary || n.description;
+      break;
+    case 'standard':
+      view.content = n.content ?? null;
+      break;
+    case 'full':
+      view.content = n.content ?? null;
+      view.description = n.description;
+      view.agentSummary = n.agentSummary ?? null;
+      break;
+    case 'manifest':
+      view.agentSummary = n.agentSummary ?? null;
+      view.description = n.description;
+      view.approxTokens = n.approxTokens;
+      break;
+  }
+  return view;
 }

@@ -1,6 +1,6 @@
 import type { Caller, Role } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../http/problem.js';
-import { QuotaStore, type Usage } from '../infra/quota.js';
+import type { QuotaService, Usage } from '../quota/service.js';
 import type { ServiceDeps } from '../services.js';
 import { type Member, type Workspace, WorkspaceRepository } from './repository.js';
 
@@ -8,27 +8,19 @@ import { type Member, type Workspace, WorkspaceRepository } from './repository.j
 export type WorkspaceView = Omit<Workspace, 'monthlyRetrievalLimit'> & { role: Role };
 
 export class WorkspaceService {
-  private readonly repo: WorkspaceRepository;
-  readonly quota: QuotaStore;
-
-  constructor(private readonly deps: ServiceDeps) {
-    this.repo = new WorkspaceRepository(deps.graph);
-    this.quota = new QuotaStore(deps.redis);
-  }
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly repo: WorkspaceRepository,
+    private readonly quota: QuotaService,
+  ) {}
 
   async get(caller: Caller): Promise<WorkspaceView> {
     const ws = await this.require(caller.workspaceId);
     return { id: ws.id, name: ws.name, plan: ws.plan, parentWorkspaceId: ws.parentWorkspaceId ?? null, role: caller.role, createdAt: ws.createdAt };
   }
 
-  /** The monthly retrieval limit in force: the workspace's own, or its plan's. */
-  limitOf(ws: Workspace): number {
-    return ws.monthlyRetrievalLimit ?? this.deps.config.plans[ws.plan as keyof typeof this.deps.config.plans] ?? this.deps.config.plans.free;
-  }
-
-  async usage(caller: Caller): Promise<Usage> {
-    const ws = await this.require(caller.workspaceId);
-    return this.quota.usage(ws.id, this.limitOf(ws), this.deps.clock());
+  usage(caller: Caller): Promise<Usage> {
+    return this.quota.usage(caller.workspaceId);
   }
 
   async require(workspaceId: string): Promise<Workspace> {

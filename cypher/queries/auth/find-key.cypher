@@ -1,13 +1,20 @@
 // The active principal behind an API key, found by the key's SHA-256 hash.
 // Params: $hash. Columns: keyId, kind ('user'|'agent'), principalId, workspaceId, sponsorUserId, role.
-// No row for an unknown or revoked key, or a key of a deactivated agent.
+// No row for an unknown or revoked key, a key of a deactivated agent, or of an agent whose sponsor is no
+// longer a member of the agent's workspace. An agent acts with the lower of its own role and its sponsor's
+// current role, so demoting the sponsor also demotes what the sponsor's agents can do.
 MATCH (k:ApiKey {hash: $hash})
 WHERE k.revokedAt IS NULL
 MATCH (owner)-[:HAS_KEY]->(k)
-WHERE (owner:User) OR (owner:Agent AND owner.status = 'active')
+WHERE owner:User OR (owner:Agent AND owner.status = 'active')
+OPTIONAL MATCH (:User {id: owner.sponsorUserId})-[m:MEMBER_OF]->(:Workspace {id: owner.workspaceId})
+WITH k, owner, m, {viewer: 0, editor: 1, owner: 2} AS rank
+WHERE owner:User OR m IS NOT NULL
 RETURN k.id AS keyId,
        k.kind AS kind,
        owner.id AS principalId,
        owner.workspaceId AS workspaceId,
        owner.sponsorUserId AS sponsorUserId,
-       owner.role AS role
+       CASE WHEN owner:User THEN null
+            WHEN rank[owner.role] <= rank[m.role] THEN owner.role
+            ELSE m.role END AS role

@@ -1,0 +1,23 @@
+// One page of a full-text search over the workspace's context nodes (index context_node_text: title,
+// description, content, agentSummary; updated in the writing transaction, so a committed write is found).
+// Params: $query (a Lucene query built by the service from the user's words, special characters escaped),
+// $workspaceId, $nodeType (or null), $status ('live'|'archived'|'all'),
+// $sort ('relevance'|'updated_at'|'created_at'|'title'|'importance'), $order ('asc'|'desc'), $skip, $limit.
+// Columns: total, nodes (as nodes/list). Ties are broken by id in the direction of $order.
+CALL db.index.fulltext.queryNodes('context_node_text', $query) YIELD node AS n, score
+WITH n, score
+WHERE n.workspaceId = $workspaceId
+  AND ($nodeType IS NULL OR n.nodeType = $nodeType) AND ($status = 'all' OR n.status = $status)
+WITH n, CASE $sort
+          WHEN 'relevance' THEN score
+          WHEN 'created_at' THEN n.createdAt
+          WHEN 'title' THEN toLower(n.title)
+          WHEN 'importance' THEN n.importance
+          ELSE n.updatedAt
+        END AS key
+ORDER BY CASE WHEN $order = 'asc' THEN key END ASC, CASE WHEN $order = 'desc' THEN key END DESC,
+         CASE WHEN $order = 'asc' THEN n.id END ASC, CASE WHEN $order = 'desc' THEN n.id END DESC
+WITH collect(n) AS matched
+RETURN size(matched) AS total,
+       [n IN matched[$skip..($skip + $limit)] | n {.id, .slug, .title, .description, .content, .nodeType,
+         .agentSummary, .importance, .readFirst, .edgeCaseOnly, .status, .createdAt, .updatedAt, .archivedAt}] AS nodes

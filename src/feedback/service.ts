@@ -1,0 +1,85 @@
+import { requireText, targetNames } from '../annotations/service.js';
+import type { TargetType } from '../annotations/repository.js';
+import type { Caller } from '../auth/caller.js';
+import { notFound } from '../http/problem.js';
+import { newId } from '../infra/ids.js';
+import type { ServiceDeps } from '../services.js';
+import { type Feedback, FeedbackRepository, type FeedbackStatus, type FeedbackType } from './repository.js';
+
+export interface CreateFeedbackInput {
+  targetType: TargetType;
+  targetId: string;
+  feedbackType: FeedbackType;
+  summary: string;
+}
+
+export interface ListFeedbackQuery {
+  status?: FeedbackStatus;
+  targetType?: TargetType;
+  targetId?: string;
+  feedbackType?: FeedbackType;
+  page: number;
+  limit: number;
+}
+
+export interface FeedbackPage {
+  feedback: Feedback[];
+  pagination: { page: number; limit: number; total: number };
+}
+
+export interface TriageInput {
+  status: FeedbackStatus;
+  resolutionNote?: string | null;
+}
+
+/** Feedback on playbooks, versions and context nodes: any member (agents included) sends it, editors triage it. */
+export class FeedbackService {
+  private readonly repo: FeedbackRepository;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.repo = new FeedbackRepository(deps.graph);
+  }
+
+  async create(caller: Caller, input: CreateFeedbackInput): Promise<Feedback> {
+    requireText(input.summary, '/summary');
+    const now = this.now();
+    const feedback = await this.repo.create(caller.workspaceId, {
+      id: newId('fb'),
+      targetType: input.targetType,
+      targetId: input.targetId,
+      feedbackType: input.feedbackType,
+      summary: input.summary,
+      status: 'open',
+      authorId: caller.principal.id,
+      authorKind: caller.principal.kind,
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (!feedback) throw notFound(targetNames[input.targetType]);
+    return feedback;
+  }
+
+  async list(caller: Caller, query: ListFeedbackQuery): Promise<FeedbackPage> {
+    const { total, feedback } = await this.repo.list(caller.workspaceId, {
+      status: query.status ?? null,
+      targetType: query.targetType ?? null,
+      targetId: query.targetId ?? null,
+      feedbackType: query.feedbackType ?? null,
+      skip: (query.page - 1) * query.limit,
+      limit: query.limit,
+    });
+    return { feedback, pagination: { page: query.page, limit: query.limit, total } };
+  }
+
+  /** Sets the status; resolutionNote replaces the stored note when sent (null clears it), else it is kept. */
+  async triage(caller: Caller, feedbackId: string, input: TriageInput): Promise<Feedback> {
+    const note = input.resolutionNote === undefined ? undefined : { value: input.resolutionNote };
+    const feedback = await this.repo.triage(caller.workspaceId, feedbackId, input.status, note, this.now());
+    if (!feedback) throw notFound('Feedback');
+    return feedback;
+  }
+
+  private now(): string {
+    return this.deps.clock().toISOString();
+  }
+}

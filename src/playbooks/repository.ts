@@ -1,0 +1,218 @@
+import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
+
+export type VersionStatus = 'draft' | 'approved' | 'deprecated';
+export type Visibility = 'workspace_private' | 'parent_readonly';
+export type LinkType = 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+
+export interface Version {
+  id: string;
+  versionNumber: number;
+  status: VersionStatus;
+  content: Record<string, unknown>;
+  changeNote: string | null;
+  createdAt: string;
+  createdBy: string;
+  approvedAt: string | null;
+}
+
+export interface PlaybookSummary {
+  id: string;
+  title: string;
+  slug: string;
+  summary: string | null;
+  functionArea: string | null;
+  visibility: Visibility;
+  ownerId: string;
+  tags: string[];
+  latestVersion: { id: string; versionNumber: number; status: VersionStatus };
+  activeVersion: { id: string; versionNumber: number } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ContextNodeRef {
+  linkId: string;
+  linkType: LinkType;
+  id: string;
+  title: string;
+  slug: string | null;
+  nodeType: string | null;
+  status: string | null;
+}
+
+export interface PlaybookDetail extends PlaybookSummary {
+  workspaceId: string;
+  description: string | null;
+  archivedAt: string | null;
+  versions: Version[];
+  contextNodes: ContextNodeRef[];
+}
+
+export interface ListFilter {
+  status: VersionStatus | null;
+  functionArea: string | null;
+  owner: string | null;
+  sort: 'updated_at' | 'title' | 'created_at';
+  order: 'asc' | 'desc';
+  skip: number;
+  limit: number;
+}
+
+export interface NewPlaybook {
+  id: string;
+  title: string;
+  slug: string;
+  summary: string | null;
+  description: string | null;
+  functionArea: string | null;
+  visibility: Visibility;
+  ownerId: string;
+  tags: string[];
+  now: string;
+  versionId: string;
+  content: Record<string, unknown>;
+  changeNote: string | null;
+  createdBy: string;
+}
+
+type Row = Record<string, any>;
+
+/** A version as stored (content is JSON text, absent properties are null) → as the API shows it. */
+function toVersion(v: Row): Version {
+  return {
+    id: v.id,
+    versionNumber: v.versionNumber,
+    status: v.status,
+    content: JSON.parse(v.content),
+    changeNote: v.changeNote ?? null,
+    createdAt: v.createdAt,
+    createdBy: v.createdBy,
+    approvedAt: v.approvedAt ?? null,
+  };
+}
+
+function toSummary(p: Row): PlaybookSummary {
+  return {
+    id: p.id,
+    title: p.title,
+    slug: p.slug,
+    summary: p.summary ?? null,
+    functionArea: p.functionArea ?? null,
+    visibility: p.visibility,
+    ownerId: p.ownerId,
+    tags: p.tags ?? [],
+    latestVersion: p.latestVersion,
+    activeVersion: p.activeVersion ?? null,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  };
+}
+
+function toDetail(row: Row): PlaybookDetail {
+  const p = row.playbook;
+  const versions: Version[] = row.versions.map(toVersion);
+  const latest = versions[0];
+  const active = versions.find((v) => v.status === 'approved');
+  return {
+    ...toSummary({
+      ...p,
+      latestVersion: { id: latest.id, versionNumber: latest.versionNumber, status: latest.status },
+      activeVersion: active ? { id: active.id, versionNumber: active.versionNumber } : null,
+    }),
+    workspaceId: p.workspaceId,
+    description: p.description ?? null,
+    archivedAt: p.archivedAt ?? null,
+    versions,
+    contextNodes: row.contextNodes.map((n: Row) => ({ ...n, slug: n.slug ?? null, nodeType: n.nodeType ?? null, status: n.status ?? null })),
+  };
+}
+
+/** The only place that runs the playbook statements (cypher/queries/playbooks). */
+export class PlaybookRepository {
+  constructor(private readonly graph: GraphExecutor) {}
+
+  async list(workspaceId: string, filter: ListFilter): Promise<{ total: number; playbooks: PlaybookSummary[] }> {
+    const [row] = await this.graph.read('playbooks/list', { workspaceId, ...filter });
+    return { total: row.total, playbooks: row.playbooks.map(toSummary) };
+  }
+
+  /** The playbook as seen from `workspaceId` (its own, or a parent_readonly one of a child workspace). */
+  async get(workspaceId: string, playbookId: string, tx?: GraphTx): Promise<PlaybookDetail | undefined> {
+    const params = { workspaceId, playbookId };
+    const [row] = tx ? await tx.run('playbooks/get', params) : await this.graph.read('playbooks/get', params);
+    return row ? toDetail(row) : undefined;
+  }
+
+  async getVersion(workspaceId: string, playbookId: string, versionId: string): Promise<Version | undefined> {
+    const [row] = await this.graph.read('playbooks/get-version', { workspaceId, playbookId, versionId });
+    return row ? toVersion(row.version) : undefined;
+  }
+
+  /**
+   * Creates the playbook and its draft version 1 in one transaction. The workspace is locked first;
+   * `chooseSlug` gets the slugs already taken that could collide and returns the slug to use (or throws).
+   * Returns undefined when the workspace does not exist.
+   */
+  async create(
+    workspaceId: string,
+    baseSlug: string,
+    chooseSlug: (taken: Set<string>) => string,
+    input: Omit<NewPlaybook, 'slug'>,
+  ): Promise<PlaybookDetail | undefined> {
+    return this.graph.writeTx(async (tx) => {
+      const [locked] = await tx.run('playbooks/lock-workspace-slugs', { workspaceId, slug: baseSlug, now: input.now });
+      if (!locked) return undefined;
+      const slug = chooseSlug(new Set(locked.taken));
+      await tx.run('playbooks/create', { workspaceId, ...input, slug, content: JSON.stringify(input.content) });
+      return this.get(workspaceId, input.id, tx);
+    });
+  }
+
+  /**
+   * Runs `work` in one write transaction after taking the playbook's write lock (lock.cypher).
+   * `work` gets whether the playbook is archived; returns undefined when the playbook is not in the workspace.
+   */
+  async withLockedPlaybook<R>(
+    workspaceId: string,
+    playbookId: string,
+    now: string,
+    work: (tx: GraphTx, state: { archived: boolean }) => Promise<R>,
+  ): Promise<R | undefined> {
+    return this.graph.writeTx(async (tx) => {
+      const [locked] = await tx.run('playbooks/lock', { workspaceId, playbookId, now });
+      if (!locked) return undefined;
+      return work(tx, { archived: locked.archivedAt != null });
+    });
+  }
+
+  async update(tx: GraphTx, workspaceId: string, playbookId: string, changes: Record<string, unknown>): Promise<{ ownerIsMember: boolean }> {
+    const [row] = await tx.run('playbooks/update', { workspaceId, playbookId, changes, ownerId: changes.ownerId ?? null });
+    return { ownerIsMember: row.ownerIsMember };
+  }
+
+  async createVersion(
+    tx: GraphTx,
+    input: { workspaceId: string; playbookId: string; versionId: string; content: Record<string, unknown> | null; basedOnVersionId: string | null; changeNote: string | null; createdBy: string; now: string },
+  ): Promise<Version | undefined> {
+    const [row] = await tx.run('playbooks/create-version', { ...input, content: input.content === null ? null : JSON.stringify(input.content) });
+    return row.sourceFound ? toVersion(row.version) : undefined;
+  }
+
+  /** undefined: no such version of this playbook; wasDraft false: nothing changed. */
+  async approveVersion(tx: GraphTx, workspaceId: string, playbookId: string, versionId: string, now: string) {
+    const [row] = await tx.run('playbooks/approve-version', { workspaceId, playbookId, versionId, now });
+    return row ? { wasDraft: row.wasDraft as boolean, version: toVersion(row.version) } : undefined;
+  }
+
+  async archive(workspaceId: string, playbookId: string, now: string): Promise<boolean> {
+    const rows = await this.graph.write('playbooks/archive', { workspaceId, playbookId, now });
+    return rows.length > 0;
+  }
+
+  async restore(workspaceId: string, playbookId: string, now: string): Promise<PlaybookDetail | undefined> {
+    return this.graph.writeTx(async (tx) => {
+      const rows = await tx.run('playbooks/restore', { workspaceId, playbookId, now });
+      return rows.length ? this.get(workspaceId, playbookId, tx) : undefined;
+    });
+  }
+}

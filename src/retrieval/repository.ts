@@ -1,0 +1,70 @@
+import type { GraphExecutor } from '../infra/neo4j.js';
+
+/** One ranked node as cypher/queries/retrieval/rank-bundle.cypher returns it. */
+export interface RankedNode {
+  id: string;
+  slug: string;
+  title: string;
+  nodeType: string;
+  importance: number;
+  readFirst: boolean;
+  edgeCaseOnly: boolean;
+  updatedAt: string;
+  score: number;
+  reasonKind: string;
+  reasonFromId: string | null;
+  reasonDepth: number;
+  content: string | null;
+  approxTokens: number;
+  description: string;
+  agentSummary: string | null;
+}
+
+export interface Ranking {
+  nodes: RankedNode[];
+  omittedNodeIds: string[];
+  playbook: { id: string; title: string; slug: string };
+  latestVersion: { id: string; versionNumber: number; status: string } | null;
+  activeVersion: { id: string; versionNumber: number; status: string; content: string; changeNote: string | null } | null;
+  versionIds: string[];
+}
+
+export interface FollowResult {
+  node: { id: string; title: string; slug: string };
+  nodes: { id: string; slug: string; title: string; nodeType: string; importance: number; linkType: string; depth: number; path: string[]; score: number }[];
+}
+
+export interface NodeChange {
+  id: string;
+  slug: string;
+  title: string;
+  status: string;
+  updatedAt: string;
+}
+
+/** The retrieval statements: each runs as one round trip. */
+export class RetrievalRepository {
+  constructor(private readonly graph: GraphExecutor) {}
+
+  /** The ranked context of a playbook, or undefined when the playbook is not there (or archived). */
+  async rank(params: { workspaceId: string; playbookId: string; depth: number; maxNodes: number; changedSince: string | null; withContent: boolean }): Promise<Ranking | undefined> {
+    const [row] = await this.graph.read<Ranking>('retrieval/rank-bundle', params);
+    return row;
+  }
+
+  async linksAmong(workspaceId: string, nodeIds: string[]) {
+    const rows = await this.graph.read('retrieval/links-among', { workspaceId, nodeIds });
+    return rows.map((r) => r.link as { id: string; sourceId: string; targetId: string; linkType: string });
+  }
+
+  async follow(params: { workspaceId: string; nodeId: string; linkTypes: string[] | null; direction: string; depth: number; maxNodes: number }): Promise<FollowResult | undefined> {
+    const [row] = await this.graph.read<FollowResult>('retrieval/follow', params);
+    return row;
+  }
+
+  /** Up to `limit + 1` changes after `since`, oldest first. */
+  async changesSince(workspaceId: string, since: string, limit: number): Promise<NodeChange[]> {
+    const rows = await this.graph.read('retrieval/updates', { workspaceId, since, limit });
+    return rows.map((r) => r.node);
+  }
+}

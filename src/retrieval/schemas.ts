@@ -1,0 +1,128 @@
+import { Type } from '@sinclair/typebox';
+import { AnnotationSchema } from '../annotations/routes.js';
+import { Id, Nullable, Strict, Timestamp } from '../http/common-schemas.js';
+import { VersionStatus } from '../playbooks/schemas.js';
+
+export const LinkTypeSchema = Type.Union(
+  ['requires', 'references', 'relates-to', 'supersedes', 'index-entry'].map((t) => Type.Literal(t)),
+);
+
+const maxNodes = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Hard cap on returned nodes; what it cuts is listed in omittedNodeIds' });
+const depth = Type.Integer({ minimum: 1, maximum: 5, default: 2, description: 'Hops from the playbook any link type may take; requires links are followed at any depth' });
+const changedSince = Type.String({ format: 'date-time', description: 'Keep only ranked nodes updated after this moment (the ranking is unchanged)' });
+const includeAnnotations = Type.Boolean({ default: true, description: 'Add the annotations the caller may see on the playbook, its versions and the returned nodes' });
+
+export const BundleQuery = Strict(
+  {
+    playbookId: Id('The playbook'),
+    mode: Type.Union([Type.Literal('summary'), Type.Literal('standard'), Type.Literal('full')], {
+      default: 'standard',
+      description: 'summary: no content (agentSummary, or the description); standard: content; full: content, description, agentSummary and the links among the returned nodes',
+    }),
+    maxNodes,
+    depth,
+    includeAnnotations,
+    changedSince: Type.Optional(changedSince),
+  },
+  { required: ['playbookId'] },
+);
+
+export const ManifestQuery = Strict(
+  { playbookId: Id('The playbook'), maxNodes, depth, includeAnnotations, changedSince: Type.Optional(changedSince) },
+  { required: ['playbookId'] },
+);
+
+const Reason = Type.Object({
+  kind: Type.Union(['read-first', 'requires', 'references', 'relates-to', 'index-entry'].map((t) => Type.Literal(t))),
+  fromId: Nullable(Type.String({ description: 'The playbook or node the last link comes from; null for read-first' })),
+  depth: Type.Integer({ description: 'Hops from the playbook on the best path (1 = linked straight from it; read-first nodes count as 1)' }),
+});
+
+const rankedFields = {
+  id: Type.String(),
+  slug: Type.String(),
+  title: Type.String(),
+  nodeType: Type.String(),
+  importance: Type.Number(),
+  readFirst: Type.Boolean(),
+  edgeCaseOnly: Type.Boolean(),
+  updatedAt: Timestamp,
+  score: Type.Number({ description: 'Higher ranks first; consistent with the order' }),
+  reason: Reason,
+};
+
+const BundleNode = Type.Object({
+  ...rankedFields,
+  content: Type.Optional(Nullable(Type.String({ description: 'standard and full modes' }))),
+  agentSummary: Type.Optional(Nullable(Type.String({ description: 'summary mode: the agentSummary, or the description; full mode: the agentSummary' }))),
+  description: Type.Optional(Type.String({ description: 'full mode' })),
+});
+
+const ManifestNode = Type.Object({
+  ...rankedFields,
+  agentSummary: Nullable(Type.String()),
+  description: Type.String(),
+  approxTokens: Type.Integer({ description: 'Characters of content / 4, rounded up' }),
+});
+
+const PlaybookHead = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  slug: Type.String(),
+  latestVersion: Nullable(Type.Object({ id: Type.String(), versionNumber: Type.Integer(), status: VersionStatus })),
+  activeVersion: Nullable(
+    Type.Object({ id: Type.String(), versionNumber: Type.Integer(), status: VersionStatus, content: Type.Object({}, { additionalProperties: true }), changeNote: Nullable(Type.String()) }),
+  ),
+});
+
+const retrievalFields = {
+  playbook: PlaybookHead,
+  annotations: Type.Array(AnnotationSchema),
+  truncated: Type.Boolean(),
+  omittedNodeIds: Type.Array(Type.String()),
+};
+
+export const BundleSchema = Type.Object({
+  ...retrievalFields,
+  nodes: Type.Array(BundleNode),
+  links: Type.Optional(Type.Array(Type.Object({ id: Type.String(), sourceId: Type.String(), targetId: Type.String(), linkType: LinkTypeSchema }), { description: 'full mode' })),
+});
+
+export const ManifestSchema = Type.Object({ ...retrievalFields, nodes: Type.Array(ManifestNode) });
+
+export const FollowQuery = Strict({
+  linkType: Type.Optional(Type.Array(LinkTypeSchema, { description: 'Repeatable; all link types when absent' })),
+  direction: Type.Union([Type.Literal('outgoing'), Type.Literal('incoming'), Type.Literal('both')], { default: 'outgoing' }),
+  depth: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
+  maxNodes: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+});
+
+export const FollowSchema = Type.Object({
+  node: Type.Object({ id: Type.String(), title: Type.String(), slug: Type.String() }),
+  nodes: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      slug: Type.String(),
+      title: Type.String(),
+      nodeType: Type.String(),
+      importance: Type.Number(),
+      linkType: LinkTypeSchema,
+      depth: Type.Integer(),
+      path: Type.Array(Type.String(), { description: 'Node ids from the start node to this one, both included' }),
+      score: Type.Number(),
+    }),
+  ),
+});
+
+export const UpdatesQuery = Strict(
+  {
+    since: Type.String({ format: 'date-time' }),
+    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  },
+  { required: ['since'] },
+);
+
+export const UpdatesSchema = Type.Object({
+  nodes: Type.Array(Type.Object({ id: Type.String(), slug: Type.String(), title: Type.String(), status: Type.Union([Type.Literal('live'), Type.Literal('archived')]), updatedAt: Timestamp })),
+  until: Timestamp,
+});
