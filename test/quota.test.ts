@@ -1,0 +1,147 @@
+import { expect } from 'chai';
+import { redisKeys } from '../src/infra/redis-keys.js';
+import { periodOf } from '../src/quota/service.js';
+import type { RunningService } from '../src/runtime.js';
+import { type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
+import { createAgent } from './support/agents.js';
+import { adminToken, env, startExtraService } from './support/harness.js';
+import { createNode, linkPlaybook } from './support/nodes.js';
+
+async function playbookWithContext(w: TestWorkspace): Promise<string> {
+  const pb = await request('POST', w.path('/playbooks'), { token: w.owner.key, body: { title: 'Launch', version: { content: { instructions: 'go' } } } });
+  const node = await createNode(w, { title: 'Brand voice', content: 'Be brief.' });
+  await linkPlaybook(w, pb.body.id, node.id, 'requires');
+  return pb.body.id;
+}
+
+async function setLimit(w: TestWorkspace, limit: number | null): Promise<void> {
+  const res = await request('PATCH', `/api/v1/admin/workspaces/${w.workspaceId}`, { token: adminToken, body: { monthlyRetrievalLimit: limit } });
+  expect(res.status).to.equal(200);
+}
+
+const usage = async (w: TestWorkspace) => (await request('GET', w.path('/usage'), { token: w.owner.key })).body;
+
+describe('monthly retrieval quota', () => {
+  it('each bundle and manifest counts one retrieval; follow and updates do not', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    const bundle = await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: w.owner.key });
+    expect(bundle.status).to.equal(200);
+    expect(bundle.headers.get('ratelimit-limit')).to.equal('1000');
+    expect(bundle.headers.get('ratelimit-remaining')).to.equal('999');
+    expect(Number(bundle.headers.get('ratelimit-reset'))).to.be.greaterThan(0);
+    const manifest = await request('GET', w.path(`/context/manifest?playbookId=${playbookId}`), { token: w.owner.key });
+    expect(manifest.headers.get('ratelimit-remaining')).to.equal('998');
+    const nodeId = bundle.body.nodes[0].id;
+    expect((await request('GET', w.path(`/context/nodes/${nodeId}/follow`), { token: w.owner.key })).status).to.equal(200);
+    expect((await request('GET', w.path('/context/updates?since=2020-01-01T00:00:00.000Z'), { token: w.owner.key })).status).to.equal(200);
+    expect(await usage(w)).to.include({ used: 2, limit: 1000, remaining: 998 });
+  });
+
+  it('a request that fails is not counted', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    problem(await request('GET', w.path('/context/bundle?playbookId=pb_missing'), { token: w.owner.key }), 404);
+    problem(await request('GET', w.path(`/context/bundle?playbookId=${playbookId}&maxNodes=0`), { token: w.owner.key }), 400);
+    problem(await request('GET', w.path('/context/manifest'), { token: w.owner.key }), 400);
+    const stranger = await createWorkspace();
+    problem(await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: stranger.owner.key }), 404);
+    expect((await usage(w)).used).to.equal(0);
+  });
+
+  it('N parallel retrievals against R remaining give exactly min(N, R) successes', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    await setLimit(w, 7);
+    const agent = await createAgent(w, { role: 'viewer' });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        request('GET', w.path(`/context/${i % 2 ? 'bundle' : 'manifest'}?playbookId=${playbookId}`), { token: i % 3 ? w.owner.key : agent.key }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).to.have.length(7);
+    expect(statuses.filter((s) => s === 429)).to.have.length(13);
+    expect(await usage(w)).to.include({ used: 7, limit: 7, remaining: 0 });
+  });
+
+  it('past the limit answers 429 quota_exceeded with Retry-After until the next month', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    await setLimit(w, 1);
+    expect((await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: w.owner.key })).status).to.equal(200);
+    const refused = await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: w.owner.key });
+    problem(refused, 429, 'quota_exceeded');
+    const now = new Date();
+    const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).to.be.closeTo((nextMonth - now.getTime()) / 1000, 30);
+    expect(refused.headers.get('ratelimit-remaining')).to.equal('0');
+    // Raising the limit takes effect at once.
+    await setLimit(w, 2);
+    expect((await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: w.owner.key })).status).to.equal(200);
+  });
+
+  it('an unauthenticated or unauthorised request is 401/404, not 429, even with the quota spent', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    await setLimit(w, 0);
+    problem(await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`)), 401);
+    const outsider = await createWorkspace();
+    problem(await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: outsider.owner.key }), 404);
+    problem(await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: w.owner.key }), 429, 'quota_exceeded');
+  });
+
+  describe('windows and persistence', () => {
+    let clocked: RunningService;
+    let now = new Date('2031-01-31T23:59:58.000Z');
+
+    before(async () => {
+      clocked = await startExtraService({}, { clock: () => now });
+    });
+    after(() => clocked.stop());
+
+    it('counts per calendar month in UTC', async () => {
+      const w = await createWorkspace();
+      const playbookId = await playbookWithContext(w);
+      await setLimit(w, 1);
+      const get = () => request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: w.owner.key, baseUrl: clocked.url });
+      now = new Date('2031-01-31T23:59:58.000Z');
+      expect((await get()).status).to.equal(200);
+      const refused = await get();
+      problem(refused, 429, 'quota_exceeded');
+      expect(refused.headers.get('retry-after')).to.equal('2');
+      now = new Date('2031-02-01T00:00:00.000Z');
+      const fresh = await get();
+      expect(fresh.status).to.equal(200);
+      const usageNow = await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl: clocked.url });
+      expect(usageNow.body).to.deep.equal({ period: '2031-02', used: 1, limit: 1, remaining: 0, resetsAt: '2031-03-01T00:00:00.000Z' });
+    });
+
+    it('a counter lost from Redis is re-seeded from Neo4j, not restarted from zero', async () => {
+      now = new Date('2031-05-10T12:00:00.000Z');
+      const w = await createWorkspace();
+      const playbookId = await playbookWithContext(w);
+      for (let i = 0; i < 3; i++) {
+        expect((await request('GET', w.path(`/context/manifest?playbookId=${playbookId}`), { token: w.owner.key, baseUrl: clocked.url })).status).to.equal(200);
+      }
+      await clocked.services.quota.persist();
+      // A Redis restart without persistence: the live counter is gone.
+      await env.service.services.redis.del(redisKeys.quota(w.workspaceId, periodOf(now)));
+      const afterLoss = await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl: clocked.url });
+      expect(afterLoss.body.used).to.equal(3);
+      const next = await request('GET', w.path(`/context/manifest?playbookId=${playbookId}`), { token: w.owner.key, baseUrl: clocked.url });
+      expect(next.headers.get('ratelimit-remaining')).to.equal(String(1000 - 4));
+    });
+  });
+
+  it('viewers and agents may retrieve; each retrieval of any member counts for the workspace', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    const viewer = await addMember(w, 'viewer');
+    const agent = await createAgent(w, { role: 'viewer' });
+    expect((await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: viewer.key })).status).to.equal(200);
+    expect((await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: agent.key })).status).to.equal(200);
+    expect((await usage(w)).used).to.equal(2);
+  });
+});
