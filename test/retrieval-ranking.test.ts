@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { createWorkspace, problem } from './support/api.js';
-import { createNode, restoreNode } from './support/nodes.js';
+import { createWorkspace, problem, request } from './support/api.js';
+import { archiveNode, createNode, linkPlaybook, restoreNode, updateNode } from './support/nodes.js';
 import {
   type Graph,
   buildGraph,
@@ -310,6 +310,25 @@ describe('retrieval ranking (bundle)', () => {
       const first = await bundleOf(g, { mode: 'full' });
       const second = await bundleOf(g, { mode: 'full' });
       expect(second).to.deep.equal(first);
+    });
+  });
+
+  describe('freshness', () => {
+    it('every change to nodes and links shows in the next bundle', async () => {
+      const g = await buildGraph(await createWorkspace(), {
+        nodes: { a: { importance: 10 }, b: { importance: 20 }, c: {} },
+        links: [['pb', 'references', 'a'], ['pb', 'references', 'b']],
+      });
+      expect(namesOf(g, await bundleOf(g))).to.deep.equal(['b', 'a']);
+      await updateNode(g.workspace, g.id.a, { importance: 30 });
+      expect(namesOf(g, await bundleOf(g))).to.deep.equal(['a', 'b']);
+      const toC = await linkPlaybook(g.workspace, g.playbookId, g.id.c, 'requires');
+      expect(namesOf(g, await bundleOf(g))).to.deep.equal(['c', 'a', 'b']);
+      const removed = await request('DELETE', g.workspace.path(`/playbooks/${g.playbookId}/links/${toC.id}`), { token: g.workspace.owner.key });
+      expect(removed.status).to.equal(204);
+      expect(namesOf(g, await bundleOf(g))).to.deep.equal(['a', 'b']);
+      await archiveNode(g.workspace, g.id.b);
+      expect(namesOf(g, await bundleOf(g))).to.deep.equal(['a']);
     });
   });
 

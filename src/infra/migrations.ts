@@ -60,9 +60,7 @@ async function applyIdempotently(graph: GraphExecutor, statement: string): Promi
 }
 
 export async function migrate(graph: GraphExecutor, migrations = loadMigrations()): Promise<number[]> {
-  const rows = await graph.runMigrationStatement(
-    'MATCH (m:__Migration) RETURN m.version AS version, m.checksum AS checksum',
-  );
+  const rows = await graph.read('migrations/applied');
   const applied = new Map(rows.map((r) => [Number(r.version), String(r.checksum)]));
   const ran: number[] = [];
   for (const m of migrations) {
@@ -74,11 +72,7 @@ export async function migrate(graph: GraphExecutor, migrations = loadMigrations(
       continue;
     }
     for (const statement of m.statements) await applyIdempotently(graph, statement);
-    await graph.runMigrationStatement(
-      `MERGE (m:__Migration {version: $version})
-       ON CREATE SET m.description = $description, m.checksum = $checksum, m.appliedAt = $now`,
-      { version: m.version, description: m.description, checksum: m.checksum, now: new Date().toISOString() },
-    );
+    await graph.write('migrations/record', { version: m.version, description: m.description, checksum: m.checksum, now: new Date().toISOString() });
     ran.push(m.version);
   }
   return ran;
