@@ -81,6 +81,7 @@ export async function startService(
   try {
     await driver.verifyConnectivity({ database: config.neo4j.database });
     await migrate(graph);
+    await graph.warmUp(['retrieval/rank-bundle', 'retrieval/follow']);
     await Promise.all([redis.connect(), subscriber.connect()]);
   } catch (err) {
     await driver.close();

@@ -330,6 +330,22 @@ describe('retrieval ranking (bundle)', () => {
       await archiveNode(g.workspace, g.id.b);
       expect(namesOf(g, await bundleOf(g))).to.deep.equal(['a']);
     });
+
+    it('approving a version shows in the next bundle, and archiving the playbook makes it 404', async () => {
+      const g = await buildGraph(await createWorkspace(), { nodes: { a: {} }, links: [['pb', 'references', 'a']] });
+      const owner = g.workspace.owner.key;
+      const first = await bundleOf(g);
+      expect(first.playbook.activeVersion).to.equal(null);
+      const versionId = first.playbook.latestVersion.id;
+      const approved = await request('PATCH', g.workspace.path(`/playbooks/${g.playbookId}/versions/${versionId}/approve`), { token: owner });
+      expect(approved.status).to.equal(200);
+      const after = await bundleOf(g);
+      expect(after.playbook.latestVersion).to.deep.equal({ id: versionId, versionNumber: 1, status: 'approved' });
+      expect(after.playbook.activeVersion).to.deep.include({ id: versionId, versionNumber: 1, status: 'approved', content: approved.body.content });
+      const archived = await request('DELETE', g.workspace.path(`/playbooks/${g.playbookId}`), { token: owner });
+      expect(archived.status).to.be.oneOf([200, 204]);
+      problem(await getBundle(g.workspace, { playbookId: g.playbookId }), 404, 'not_found');
+    });
   });
 
   describe('rule 8: maxNodes is a hard cap', () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { type TestWorkspace, addMember, createUser, createWorkspace, problem, request } from './support/api.js';
 import { createAgent } from './support/agents.js';
+import { startExtraService } from './support/harness.js';
 import { archiveNode, createNode, getNode, updateNode } from './support/nodes.js';
 import { createPlaybook, createVersion } from './support/playbooks.js';
 import {
@@ -223,8 +224,8 @@ describe('retrieval', () => {
       const changed = await bundleOf(g, { changedSince: since });
       expect(namesOf(g, all)).to.deep.equal(['n1', 'n2', 'n3', 'n4', 'n5', 'n6']);
       expect(namesOf(g, changed)).to.deep.equal(['n1', 'n3', 'n4', 'n6']);
-      const before = Object.fromEntries(all.nodes.map((n: any) => [n.id, n]));
-      for (const n of changed.nodes) expect(n).to.deep.equal(before[n.id]);
+      const unfiltered = Object.fromEntries(all.nodes.map((n: any) => [n.id, n]));
+      for (const n of changed.nodes) expect(n).to.deep.equal(unfiltered[n.id]);
       expect(changed.truncated).to.equal(false);
     });
 
@@ -241,6 +242,12 @@ describe('retrieval', () => {
       expect(body.omittedNodeIds).to.deep.equal([]);
       expect(body.truncated).to.equal(false);
       expect(body.playbook.id).to.equal(g.playbookId);
+    });
+
+    it('a timestamp with a UTC offset means the same moment', async () => {
+      const t = new Date(new Date(since).getTime() + 2 * 3600_000).toISOString().replace('Z', '+02:00');
+      const body = await bundleOf(g, { changedSince: t });
+      expect(namesOf(g, body)).to.deep.equal(['n1', 'n3', 'n4', 'n6']);
     });
 
     it('the manifest filters the same way', async () => {
@@ -403,6 +410,8 @@ describe('retrieval', () => {
       const res = await getUpdates(w, { since: nodes[0].updatedAt });
       expect(res.body.nodes.map((n: any) => n.id)).to.deep.equal([nodes[1].id, nodes[2].id]);
       expect((await getUpdates(w, { since: '2999-01-01T00:00:00.000Z' })).body.nodes).to.deep.equal([]);
+      const offset = new Date(new Date(nodes[0].updatedAt).getTime() - 5 * 3600_000).toISOString().replace('Z', '-05:00');
+      expect((await getUpdates(w, { since: offset })).body.nodes.map((n: any) => n.id)).to.deep.equal([nodes[1].id, nodes[2].id]);
     });
 
     it('limit keeps the oldest; asking again from `until` gives the rest, and then nothing', async () => {
@@ -526,5 +535,29 @@ describe('retrieval', () => {
       problem(await getFollow(g.workspace, g.id.b, {}, stranger.key), 404, 'not_found');
       problem(await getUpdates(g.workspace, { since: '2000-01-01T00:00:00.000Z' }, stranger.key), 404, 'not_found');
     });
+  });
+});
+
+describe('updates when many nodes change in the same millisecond', () => {
+  it('a run of equal timestamps larger than the page comes whole, so paging skips nothing', async () => {
+    const frozen = new Date('2030-03-03T03:03:03.333Z');
+    const service = await startExtraService({}, { clock: () => frozen });
+    try {
+      const w = await createWorkspace();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await request('POST', w.path('/context-nodes'), { token: w.owner.key, body: { title: `Same ms ${i}`, description: 'd' }, baseUrl: service.url });
+        expect(res.status).to.equal(201);
+        ids.push(res.body.id);
+      }
+      const page = await request('GET', w.path('/context/updates?since=2030-01-01T00:00:00.000Z&limit=2'), { token: w.owner.key });
+      expect(page.status).to.equal(200);
+      expect(page.body.nodes.map((n: { id: string }) => n.id)).to.have.members(ids);
+      expect(page.body.until).to.equal(frozen.toISOString());
+      const next = await request('GET', w.path(`/context/updates?since=${page.body.until}&limit=2`), { token: w.owner.key });
+      expect(next.body.nodes).to.deep.equal([]);
+    } finally {
+      await service.stop();
+    }
   });
 });

@@ -62,6 +62,12 @@ export class RetrievalRepository {
     return row;
   }
 
+  /** Every change at exactly `at`. */
+  async changesAt(workspaceId: string, at: string): Promise<NodeChange[]> {
+    const rows = await this.graph.read('retrieval/changes-at', { workspaceId, at });
+    return rows.map((r) => r.node);
+  }
+
   /** Up to `limit + 1` changes after `since`, oldest first. */
   async changesSince(workspaceId: string, since: string, limit: number): Promise<NodeChange[]> {
     const rows = await this.graph.read('retrieval/updates', { workspaceId, since, limit });

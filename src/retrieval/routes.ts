@@ -77,7 +77,9 @@ export function retrievalRoutes(s: AppServices): AnyRoute[] {
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/updates', operationId: 'contextUpdates',
       summary: 'Context nodes changed after a moment, oldest first (archived ones with their status)',
-      description: 'Ask again with `since` = the returned `until` to get the next changes. Does not count against the quota.',
+      description:
+        'Ask again with `since` = the returned `until` to get the next changes. At most `limit` nodes, except when more than `limit` nodes ' +
+        'changed in the same millisecond: that run comes whole, so nothing is skipped. Does not count against the quota.',
       params: WorkspacePath, query: UpdatesQuery,
       responses: { 200: { description: 'Changed nodes', schema: UpdatesSchema } },
       handler: async ({ ctx, caller, query }) => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AnnotationRepository } from '../annotations/repository.js';
 import type { Caller } from '../auth/caller.js';
-import { AppError, notFound } from '../http/problem.js';
+import { notFound } from '../http/problem.js';
 import type { ServiceDeps } from '../services.js';
 import { BundleCache, type CachedAnswer } from './bundle-cache.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
@@ -126,9 +126,10 @@ export class RetrievalService {
   }
 
   /**
-   * Changes after `since`, oldest first. `until` is the moment to ask from next time. A full page never
-   * ends in the middle of a run of equal timestamps (the next page asks for strictly later changes), so
-   * such a run is held back for the next page unless it fills the whole page by itself.
+   * Changes after `since`, oldest first. `until` is the moment to ask from next time (the next page asks
+   * for strictly later changes), so a full page never ends inside a run of equal timestamps: such a run is
+   * held back for the next page, or, when it fills the whole page by itself, returned whole even past
+   * `limit` (nothing may be skipped).
    */
   async updates(caller: Caller, since: string, limit: number) {
     const from = new Date(since).toISOString();
@@ -136,9 +137,8 @@ export class RetrievalService {
     let page = rows.slice(0, limit);
     if (rows.length > limit) {
       const boundary = rows[limit].updatedAt;
-      const trimmed = page.filter((n) => n.updatedAt !== boundary);
-      if (trimmed.length > 0) page = trimmed;
-      else throw new AppError('invalid_request', `More than ${limit} nodes changed at ${boundary}; ask with a larger limit`);
+      const before = page.filter((n) => n.updatedAt !== boundary);
+      page = before.length > 0 ? before : await this.repo.changesAt(caller.workspaceId, boundary);
     }
     return { nodes: page, until: page.length > 0 ? page[page.length - 1].updatedAt : from };
   }

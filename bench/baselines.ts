@@ -1,0 +1,48 @@
+/**
+ * The ceilings the service is compared with, each run by bench/run.ts as its own OS process:
+ *
+ *   node --import tsx bench/baselines.ts constant PORT           a bare Koa handler answering a small constant
+ *   node --import tsx bench/baselines.ts bytes PORT FILE         a bare Koa handler answering, for each request
+ *                                                                URL, the exact bytes the service answered for it
+ *
+ * FILE is JSON {"<path?query>": "<base64 body>"} written by the runner from real 20-node bundles, so the
+ * same-bytes baseline is asked the very URLs the repeated-bundle run asks and sends the same bodies.
+ * GET /ready answers 200 in both modes.
+ */
+import { readFileSync } from 'node:fs';
+import Koa from 'koa';
+
+const [mode, portArg, file] = process.argv.slice(2);
+const port = Number(portArg);
+if (!['constant', 'bytes'].includes(mode) || !Number.isInteger(port) || (mode === 'bytes' && !file)) {
+  console.error('usage: baselines.ts constant PORT | baselines.ts bytes PORT FILE');
+  process.exit(2);
+}
+
+const constant = Buffer.from('{"ok":true}');
+const bodies = new Map<string, Buffer>();
+if (mode === 'bytes') {
+  for (const [url, b64] of Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>)) bodies.set(url, Buffer.from(b64, 'base64'));
+}
+
+const app = new Koa();
+app.use((ctx) => {
+  if (ctx.path === '/ready') {
+    ctx.body = 'ok';
+    return;
+  }
+  const body = mode === 'constant' ? constant : bodies.get(ctx.url);
+  if (!body) {
+    ctx.status = 404;
+    return;
+  }
+  ctx.type = 'application/json';
+  ctx.body = body;
+});
+const server = app.listen(port, '127.0.0.1');
+const stop = () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,607 @@
+/**
+ * `npm run bench`: the retrieval benchmark of issue 10.
+ *
+ * Starts its own Neo4j (embedded launcher) and redis-server, loads (or reuses) one workspace per size with
+ * bench/generate.ts, builds the API and runs it as two separate OS processes - BUNDLE_CACHE=off (the
+ * "uncached" figures: every bundle and manifest runs its Cypher) and the default cache on (the "repeated"
+ * figures, graph unchanged) - next to two bare Koa processes (bench/baselines.ts), and drives them with
+ * autocannon from this process. The floor is rank-bundle.cypher run straight through neo4j-driver, from this
+ * process, with the same parameters, concurrency and playbook rotation. Prints a table per size and the
+ * issue's ratios, and writes bench/results/<timestamp>.json (and .md).
+ *
+ *   npm run bench                                   sizes 1k,10k,100k; 1,16,64 clients; 10 s + 2 s warm-up
+ *   npm run bench -- --sizes 1000,10000 --quick     shorter (3 s + 1 s)
+ *   npm run bench -- --sizes 10000 --clients 16 --scenarios bundle-uncached,raw-driver --cpu-prof
+ *
+ * The database lives in bench/.data/neo4j and is reused: a workspace already loaded for a size (same seed)
+ * is not loaded again (100k nodes take 1-2 minutes). Ports 17900 and up.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Driver, type ProfiledPlan, routing } from 'neo4j-driver';
+import { createDriver } from '../src/infra/neo4j.js';
+import { projectRoot } from '../src/infra/project-root.js';
+import { type Proc, PortPool, RssSampler, startNeo4jOn, startNodeServer, startRedisOn } from './deps.js';
+import { type GeneratedWorkspace, applyMigrations, generateWorkspace } from './generate.js';
+import { type HttpRequestSpec, type Stats, driverLoad, httpLoad } from './load.js';
+
+const SCENARIOS = [
+  'raw-driver',
+  'bundle-uncached',
+  'manifest-uncached',
+  'bundle-repeated',
+  'manifest-repeated',
+  'bundle-304',
+  'follow-d3',
+  'cheap-read',
+  'bare-koa-bytes',
+  'bare-koa-constant',
+] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+const LABELS: Record<Scenario, string> = {
+  'raw-driver': 'raw driver (rank-bundle.cypher)',
+  'bundle-uncached': 'bundle uncached (cache off)',
+  'manifest-uncached': 'manifest uncached (cache off)',
+  'bundle-repeated': 'bundle repeated (cache on)',
+  'manifest-repeated': 'manifest repeated (cache on)',
+  'bundle-304': 'bundle If-None-Match → 304',
+  'follow-d3': 'follow depth 3',
+  'cheap-read': 'cheap read (GET playbook)',
+  'bare-koa-bytes': 'bare Koa, same bytes',
+  'bare-koa-constant': 'bare Koa, small constant',
+};
+
+/** The 304 run is at this client count only (issue 10). */
+const CLIENTS_304 = 16;
+const DATABASE = 'neo4j';
+
+interface Run {
+  scenario: Scenario;
+  clients: number;
+  stats: Stats;
+  /** Peak RSS of the process under test during this measurement (API or baseline), bytes. */
+  rssPeak?: number;
+}
+
+interface SizeResult {
+  nodes: number;
+  workspaceId: string;
+  reused: boolean;
+  loadSeconds?: number;
+  bundleBytes: { min: number; mean: number; max: number };
+  profile: { dbHitsMean: number; rankedCountMean: number; pageCacheMissesTotal: number; serverMsMean: number };
+  runs: Run[];
+}
+
+function parse() {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '1000,10000,100000' },
+      clients: { type: 'string', default: '1,16,64' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      scenarios: { type: 'string', default: SCENARIOS.join(',') },
+      seed: { type: 'string', default: '1' },
+      'data-dir': { type: 'string', default: path.join(projectRoot, 'bench', '.data') },
+      'port-from': { type: 'string', default: '17900' },
+      'neo4j-heap': { type: 'string', default: '2g' },
+      'page-cache-mb': { type: 'string', default: '1024' },
+      'no-build': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0]);
+    process.exit(0);
+  }
+  const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+  const sizes = list(values.sizes!).map(Number);
+  const clients = list(values.clients!).map(Number);
+  const scenarios = list(values.scenarios!) as Scenario[];
+  for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 100)) throw new Error('--sizes: integers >= 100');
+  if (clients.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--clients: positive integers');
+  return {
+    sizes,
+    clients,
+    scenarios: new Set(scenarios),
+    durationS: Number(values.duration ?? (values.quick ? 3 : 10)),
+    warmupS: Number(values.warmup ?? (values.quick ? 1 : 2)),
+    seed: Number(values.seed),
+    dataDir: path.resolve(values['data-dir']!),
+    portFrom: Number(values['port-from']),
+    neo4jHeap: values['neo4j-heap']!,
+    pageCacheMb: Number(values['page-cache-mb']),
+    build: !values['no-build'],
+    cpuProf: values['cpu-prof']!,
+  };
+}
+type Options = ReturnType<typeof parse>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Machine
+
+function machine() {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
+  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  const redis = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  return {
+    nproc: os.availableParallelism(),
+    cpuModel: model,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+    java: (java.stderr || java.stdout || '').split('\n')[0]?.trim(),
+    redis: (redis.stdout || '').trim().split(' ').slice(0, 3).join(' '),
+    loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Workspaces: generated once per size and seed, reused while the database still holds them whole
+
+async function countOf(driver: Driver, workspaceId: string): Promise<{ nodes: number; playbooks: number; workspace: boolean }> {
+  const r = await driver.executeQuery(
+    `OPTIONAL MATCH (w:Workspace {id: $ws})
+     RETURN w IS NOT NULL AS workspace,
+            COUNT { MATCH (n:ContextNode {workspaceId: $ws}) } AS nodes,
+            COUNT { MATCH (p:Playbook {workspaceId: $ws}) } AS playbooks`,
+    { ws: workspaceId },
+    { database: DATABASE, routing: routing.READ },
+  );
+  const row = r.records[0].toObject();
+  return { nodes: Number(row.nodes), playbooks: Number(row.playbooks), workspace: row.workspace };
+}
+
+/** Removes a workspace the bench loaded (all of it, or what a failed load left), with its bench owner. */
+async function dropWorkspace(driver: Driver, workspaceId: string): Promise<void> {
+  const session = driver.session({ database: DATABASE });
+  try {
+    await session.run('MATCH (n) WHERE n.workspaceId = $ws CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS', { ws: workspaceId });
+    await session.run("MATCH (u:User)-[:MEMBER_OF]->(:Workspace {id: $ws}) WHERE u.email STARTS WITH 'bench-owner+' DETACH DELETE u", { ws: workspaceId });
+    await session.run('MATCH (w:Workspace {id: $ws}) DETACH DELETE w', { ws: workspaceId });
+  } finally {
+    await session.close();
+  }
+}
+
+async function ensureWorkspace(driver: Driver, opts: Options, size: number): Promise<{ ws: GeneratedWorkspace; reused: boolean; loadSeconds?: number }> {
+  const catalogFile = path.join(opts.dataDir, 'workspaces.json');
+  const catalog: Record<string, GeneratedWorkspace> = existsSync(catalogFile) ? JSON.parse(readFileSync(catalogFile, 'utf8')) : {};
+  const key = `${size}:${opts.seed}`;
+  // A fixed id per size and seed: a load that failed half-way can be found and removed.
+  const workspaceId = `ws_bench_${size}_s${opts.seed}`;
+  const known = catalog[key];
+  const c = await countOf(driver, workspaceId);
+  if (known && known.workspaceId === workspaceId && c.workspace && c.nodes === size && c.playbooks === known.playbookIds.length) return { ws: known, reused: true };
+  if (c.workspace || c.nodes > 0) {
+    console.log(`  workspace ${workspaceId} is incomplete or unknown (${c.nodes}/${size} nodes): loading it again`);
+    await dropWorkspace(driver, workspaceId);
+  }
+  console.log(`  loading a ${size}-node workspace (seed ${opts.seed})`);
+  const t = performance.now();
+  let ws: GeneratedWorkspace;
+  try {
+    ws = await generateWorkspace(driver, DATABASE, { nodes: size, seed: opts.seed, workspaceId, log: (l) => console.log(l) });
+  } catch (err) {
+    console.log('  load failed; removing what was written');
+    await dropWorkspace(driver, workspaceId).catch(() => undefined);
+    throw err;
+  }
+  const loadSeconds = Math.round((performance.now() - t) / 100) / 10;
+  catalog[key] = ws;
+  mkdirSync(opts.dataDir, { recursive: true });
+  writeFileSync(catalogFile, JSON.stringify(catalog));
+  return { ws, reused: false, loadSeconds };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Admin API and request lists
+
+async function api(base: string, method: string, p: string, token: string, body?: unknown): Promise<any> {
+  const res = await fetch(base + p, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+function paths(ws: GeneratedWorkspace) {
+  const w = `/api/v1/workspaces/${ws.workspaceId}`;
+  const followNodes = ws.nodeIds.filter((_, i) => i % 10 === 0).slice(0, 20);
+  return {
+    bundle: ws.playbookIds.map((p) => `${w}/context/bundle?playbookId=${p}&maxNodes=20&depth=2`),
+    manifest: ws.playbookIds.map((p) => `${w}/context/manifest?playbookId=${p}&maxNodes=20&depth=2`),
+    follow: followNodes.map((n) => `${w}/context/nodes/${n}/follow?depth=3`),
+    playbook: ws.playbookIds.map((p) => `${w}/playbooks/${p}`),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// PROFILE of the bundle query, per playbook
+
+function sumPlan(plan: ProfiledPlan): { dbHits: number; misses: number } {
+  let dbHits = plan.dbHits ?? 0;
+  let misses = plan.pageCacheMisses ?? 0;
+  for (const child of plan.children ?? []) {
+    const s = sumPlan(child);
+    dbHits += s.dbHits;
+    misses += s.misses;
+  }
+  return { dbHits, misses };
+}
+
+async function profileBundle(driver: Driver, query: string, params: Record<string, unknown>[]) {
+  let dbHits = 0;
+  let ranked = 0;
+  let misses = 0;
+  let serverMs = 0;
+  for (const p of params) {
+    const r = await driver.executeQuery(`PROFILE ${query}`, p, { database: DATABASE, routing: routing.READ });
+    const plan = r.summary.profile;
+    if (plan) {
+      const s = sumPlan(plan);
+      dbHits += s.dbHits;
+      misses += s.misses;
+    }
+    ranked += Number(r.records[0]?.get('rankedCount') ?? 0);
+    serverMs += Number(r.summary.resultAvailableAfter) + Number(r.summary.resultConsumedAfter);
+  }
+  const n = params.length;
+  return { dbHitsMean: Math.round(dbHits / n), rankedCountMean: Math.round((ranked / n) * 10) / 10, pageCacheMissesTotal: misses, serverMsMean: Math.round((serverMs / n) * 10) / 10 };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Output
+
+const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
+const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`;
+const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
+const sizeLabel = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+function findRun(size: SizeResult | undefined, scenario: Scenario, clients: number): Stats | undefined {
+  return size?.runs.find((r) => r.scenario === scenario && r.clients === clients)?.stats;
+}
+
+function statusNote(s: Stats, scenario: Scenario): string {
+  const expected = scenario === 'bundle-304' ? '304' : scenario === 'raw-driver' ? 'ok' : '200';
+  const other = Object.entries(s.status).filter(([code, n]) => code !== expected && n > 0);
+  const parts = other.map(([code, n]) => `${n}×${code}`);
+  if (s.errors) parts.push(`${s.errors} errors`);
+  return parts.length ? ` !${parts.join(',')}` : '';
+}
+
+function tableLines(size: SizeResult, clients: number[], markdown: boolean): string[] {
+  const scenarios = SCENARIOS.filter((sc) => size.runs.some((r) => r.scenario === sc));
+  const lines: string[] = [];
+  if (markdown) {
+    lines.push(`| scenario | ${clients.map((c) => `${c} cl. p50 / p95 / p99 ms | ${c} cl. req/s`).join(' | ')} |`);
+    lines.push(`|---|${clients.map(() => '---|---:').join('|')}|`);
+  } else {
+    lines.push(`${'scenario'.padEnd(32)}${clients.map((c) => `| ${`${c} client${c > 1 ? 's' : ''}: p50/p95/p99 ms`.padEnd(30)}${'req/s'.padStart(8)} `).join('')}`);
+  }
+  for (const sc of scenarios) {
+    const cells = clients.map((c) => {
+      const s = findRun(size, sc, c);
+      if (!s) return markdown ? ['', ''] : [''.padEnd(30), ''.padStart(8)];
+      const lat = `${fmt(s.p50, 2)} / ${fmt(s.p95, 2)} / ${fmt(s.p99, 2)}${statusNote(s, sc)}`;
+      return markdown ? [lat, fmt(s.rps, 0)] : [lat.padEnd(30), fmt(s.rps, 0).padStart(8)];
+    });
+    if (markdown) lines.push(`| ${LABELS[sc]} | ${cells.map(([a, b]) => `${a} | ${b}`).join(' | ')} |`);
+    else lines.push(`${LABELS[sc].padEnd(32)}${cells.map(([a, b]) => `| ${a}${b} `).join('')}`);
+  }
+  return lines;
+}
+
+interface Ratio {
+  name: string;
+  size: number;
+  clients: number | string;
+  value: number;
+  target?: { op: '<=' | '>='; limit: number };
+  met?: boolean;
+}
+
+function ratios(results: SizeResult[], apiRssPeak: number): Ratio[] {
+  const out: Ratio[] = [];
+  const add = (name: string, size: number, clients: number | string, a: number | undefined, b: number | undefined, target?: Ratio['target']) => {
+    if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return;
+    const value = Math.round((a / b) * 1000) / 1000;
+    out.push({ name, size, clients, value, target, met: target ? (target.op === '<=' ? value <= target.limit : value >= target.limit) : undefined });
+  };
+  for (const r of results) {
+    // The issue states the driver and bytes targets on 10k nodes; the others on any size. Every size is shown,
+    // the target is attached where the issue sets it.
+    const tenK = r.nodes === 10000;
+    for (const c of [1, 16, 64]) {
+      add('bundle uncached / raw driver, p95', r.nodes, c, findRun(r, 'bundle-uncached', c)?.p95, findRun(r, 'raw-driver', c)?.p95, tenK && c === 1 ? { op: '<=', limit: 1.25 } : undefined);
+      add('bundle uncached / raw driver, req/s', r.nodes, c, findRun(r, 'bundle-uncached', c)?.rps, findRun(r, 'raw-driver', c)?.rps, tenK && c === 16 ? { op: '>=', limit: 0.8 } : undefined);
+    }
+    for (const c of [1, 16, 64]) {
+      add('bundle repeated / bare Koa same bytes, req/s', r.nodes, c, findRun(r, 'bundle-repeated', c)?.rps, findRun(r, 'bare-koa-bytes', c)?.rps, tenK && c === 16 ? { op: '>=', limit: 0.7 } : undefined);
+      add('bundle repeated / bare Koa same bytes, p95', r.nodes, c, findRun(r, 'bundle-repeated', c)?.p95, findRun(r, 'bare-koa-bytes', c)?.p95, tenK && c === 16 ? { op: '<=', limit: 1.5 } : undefined);
+    }
+    add('bundle 304 / bare Koa constant, req/s', r.nodes, CLIENTS_304, findRun(r, 'bundle-304', CLIENTS_304)?.rps, findRun(r, 'bare-koa-constant', CLIENTS_304)?.rps, { op: '>=', limit: 0.5 });
+    for (const c of [1, 16, 64]) {
+      add('cheap read / bare Koa constant, req/s', r.nodes, c, findRun(r, 'cheap-read', c)?.rps, findRun(r, 'bare-koa-constant', c)?.rps, c === 16 ? { op: '>=', limit: 0.5 } : undefined);
+    }
+  }
+  const small = results.find((r) => r.nodes === 1000) ?? results[0];
+  const large = results.find((r) => r.nodes === 100000);
+  if (small && large) {
+    for (const c of [1, 16, 64]) {
+      add(`bundle uncached p95, ${sizeLabel(large.nodes)} / ${sizeLabel(small.nodes)}`, large.nodes, c, findRun(large, 'bundle-uncached', c)?.p95, findRun(small, 'bundle-uncached', c)?.p95, c === 1 ? { op: '<=', limit: 1.3 } : undefined);
+      add(`raw driver p95, ${sizeLabel(large.nodes)} / ${sizeLabel(small.nodes)}`, large.nodes, c, findRun(large, 'raw-driver', c)?.p95, findRun(small, 'raw-driver', c)?.p95);
+    }
+  }
+  if (apiRssPeak > 0) out.push({ name: 'API peak RSS, MB (either API process)', size: 0, clients: 'all', value: Math.round(apiRssPeak / 2 ** 20), target: { op: '<=', limit: 300 }, met: apiRssPeak < 300 * 2 ** 20 });
+  return out;
+}
+
+function ratioLines(rs: Ratio[], markdown: boolean): string[] {
+  const lines = markdown ? ['| ratio | size | clients | value | target | met |', '|---|---|---|---:|---|---|'] : [];
+  for (const r of rs) {
+    const target = r.target ? `${r.target.op} ${r.target.limit}` : '';
+    const met = r.met === undefined ? '' : r.met ? 'met' : `MISSED`;
+    const size = r.size ? sizeLabel(r.size) : '';
+    if (markdown) lines.push(`| ${r.name} | ${size} | ${r.clients} | ${r.value} | ${target} | ${met} |`);
+    else lines.push(`${r.name.padEnd(48)} ${size.padStart(5)} ${String(r.clients).padStart(4)} cl.  ${String(r.value).padStart(8)}  ${target.padEnd(8)} ${met}`);
+  }
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Main
+
+async function main(): Promise<void> {
+  const opts = parse();
+  const started = new Date();
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const resultsDir = path.join(projectRoot, 'bench', 'results');
+  const logDir = path.join(opts.dataDir, 'logs', stamp);
+  mkdirSync(resultsDir, { recursive: true });
+  const procs: Proc[] = [];
+  let driver: Driver | undefined;
+  const sampler = new RssSampler(250);
+  let stopping = false;
+  const stopAll = async () => {
+    if (stopping) return;
+    stopping = true;
+    sampler.stop();
+    await driver?.close().catch(() => undefined);
+    // API and baselines first (they hold connections to the stores), then Redis and Neo4j.
+    for (const p of [...procs].reverse()) await p.stop().catch(() => undefined);
+  };
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  process.once('SIGTERM', () => void stopAll().then(() => process.exit(143)));
+
+  const machineInfo = machine();
+  console.log(`bench: sizes ${opts.sizes.join(',')}; clients ${opts.clients.join(',')}; ${opts.durationS} s per measurement after ${opts.warmupS} s warm-up`);
+  console.log(`machine: ${machineInfo.nproc} CPUs (${machineInfo.cpuModel}), ${machineInfo.memoryGiB} GiB, node ${machineInfo.node}, load average ${machineInfo.loadAverageAtStart.join(' ')}`);
+
+  try {
+    if (opts.build) {
+      console.log('building the API (npm run build)');
+      const b = spawnSync('npm', ['run', 'build', '--silent'], { cwd: projectRoot, stdio: 'inherit' });
+      if (b.status !== 0) throw new Error('npm run build failed');
+    }
+    const ports = new PortPool(opts.portFrom);
+    const neo4jProc = await startNeo4jOn({
+      port: await ports.take(),
+      home: path.join(opts.dataDir, 'neo4j'),
+      heap: opts.neo4jHeap,
+      pageCacheMb: opts.pageCacheMb,
+      logFile: path.join(logDir, 'neo4j.log'),
+    });
+    procs.push(neo4jProc);
+    const redisDir = path.join(opts.dataDir, 'redis');
+    rmSync(redisDir, { recursive: true, force: true });
+    const redisProc = await startRedisOn({ port: await ports.take(), dir: redisDir, logFile: path.join(logDir, 'redis.log') });
+    procs.push(redisProc);
+    console.log(`neo4j ${neo4jProc.url} (heap ${opts.neo4jHeap}, page cache ${opts.pageCacheMb} MB), redis ${redisProc.url}`);
+
+    // The same driver settings as the service (src/infra/neo4j.ts): disableLosslessIntegers, pool 100.
+    driver = createDriver({ uri: neo4jProc.url, username: 'neo4j', password: 'neo4j', database: DATABASE });
+    await driver.verifyConnectivity({ database: DATABASE });
+    const neo4jVersion = (await driver.executeQuery('CALL dbms.components() YIELD versions RETURN versions[0] AS v', {}, { database: DATABASE })).records[0].get('v');
+    await applyMigrations(driver, DATABASE);
+
+    const workspaces = new Map<number, { ws: GeneratedWorkspace; reused: boolean; loadSeconds?: number }>();
+    for (const size of opts.sizes) {
+      const w = await ensureWorkspace(driver, opts, size);
+      workspaces.set(size, w);
+      console.log(`  ${size} nodes: workspace ${w.ws.workspaceId} ${w.reused ? '(reused)' : `(loaded in ${w.loadSeconds} s)`}`);
+    }
+
+    // ---- the API, twice: cache off (uncached figures) and on (repeated figures)
+    const adminToken = randomBytes(24).toString('hex');
+    const profDir = path.join(resultsDir, `${stamp}-cpuprof`);
+    const apiEnv = (port: number, cache: 'on' | 'off'): NodeJS.ProcessEnv => {
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      for (const k of ['RATE_LIMIT_PER_KEY_PER_MINUTE', 'METRICS_TOKEN', 'HOST', 'NEO4J_DATABASE', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'BUNDLE_CACHE_MAX_BYTES']) delete env[k];
+      return {
+        ...env,
+        NODE_ENV: 'production',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        NEO4J_URI: neo4jProc.url,
+        REDIS_URL: redisProc.url,
+        ADMIN_TOKEN: adminToken,
+        LOG_LEVEL: 'warn',
+        BUNDLE_CACHE: cache,
+        DATA_DIR: path.join(opts.dataDir, 'api'),
+      };
+    };
+    const apiArgs = (name: string) => [...(opts.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []), path.join(projectRoot, 'dist', 'src', 'server.js')];
+    const startApi = async (name: string, cache: 'on' | 'off') => {
+      const port = await ports.take();
+      const p = await startNodeServer({ name, port, args: apiArgs(name), env: apiEnv(port, cache), readyPath: '/healthz', logFile: path.join(logDir, `${name}.log`) });
+      procs.push(p);
+      sampler.watch(name, p.pid);
+      return p;
+    };
+    const apiUncached = await startApi('api-cache-off', 'off');
+    const apiCached = await startApi('api-cache-on', 'on');
+    sampler.start();
+    console.log(`API cache off ${apiUncached.url} (pid ${apiUncached.pid}), cache on ${apiCached.url} (pid ${apiCached.pid})`);
+
+    const baselineArgs = (...rest: string[]) => ['--import', 'tsx', path.join(projectRoot, 'bench', 'baselines.ts'), ...rest];
+    const constantPort = await ports.take();
+    const bareConstant = await startNodeServer({ name: 'bare-koa-constant', port: constantPort, args: baselineArgs('constant', String(constantPort)), env: process.env, readyPath: '/ready', logFile: path.join(logDir, 'bare-constant.log') });
+    procs.push(bareConstant);
+    sampler.watch('bare-koa-constant', bareConstant.pid);
+    const bytesPort = await ports.take();
+
+    // ---- keys and limits through the admin API
+    const keys = new Map<number, string>();
+    for (const [size, { ws }] of workspaces) {
+      const created = await api(apiCached.url, 'POST', `/api/v1/admin/users/${ws.ownerUserId}/keys`, adminToken, { label: `bench ${stamp}` });
+      keys.set(size, created.key);
+      await api(apiCached.url, 'PATCH', `/api/v1/admin/workspaces/${ws.workspaceId}`, adminToken, { monthlyRetrievalLimit: 1_000_000_000 });
+    }
+
+    const query = readFileSync(path.join(projectRoot, 'cypher', 'queries', 'retrieval', 'rank-bundle.cypher'), 'utf8');
+    const results: SizeResult[] = [];
+    const t0 = performance.now();
+    for (const size of opts.sizes) {
+      const { ws, reused, loadSeconds } = workspaces.get(size)!;
+      const auth = { authorization: `Bearer ${keys.get(size)}` };
+      const p = paths(ws);
+
+      // One 20-node bundle per playbook, from the cached API: the bytes for the same-bytes baseline and the
+      // ETags for the 304 run (the graph does not change during the run, so they stay current).
+      const bodies: Record<string, string> = {};
+      const etags: string[] = [];
+      const lengths: number[] = [];
+      for (const url of p.bundle) {
+        const res = await fetch(apiCached.url + url, { headers: auth });
+        const buf = Buffer.from(await res.arrayBuffer());
+        if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${buf.toString().slice(0, 300)}`);
+        bodies[url] = buf.toString('base64');
+        etags.push(res.headers.get('etag') ?? '');
+        lengths.push(buf.length);
+      }
+      for (const [name, list, target] of [['manifest', p.manifest, apiUncached], ['follow', p.follow, apiCached], ['playbook', p.playbook, apiCached]] as const) {
+        const res = await fetch(target.url + list[0], { headers: auth });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${name} ${list[0]} answered ${res.status}`);
+      }
+      const bytesFile = path.join(opts.dataDir, `bundle-bytes-${size}.json`);
+      writeFileSync(bytesFile, JSON.stringify(bodies));
+      const bareBytes = await startNodeServer({ name: 'bare-koa-bytes', port: bytesPort, args: baselineArgs('bytes', String(bytesPort), bytesFile), env: process.env, readyPath: '/ready', logFile: path.join(logDir, 'bare-bytes.log') });
+      procs.push(bareBytes);
+      sampler.watch('bare-koa-bytes', bareBytes.pid);
+
+      const params = ws.playbookIds.map((playbookId) => ({ workspaceId: ws.workspaceId, playbookId, depth: 2, maxNodes: 20, changedSince: null, withContent: true }));
+      const profile = await profileBundle(driver, query, params);
+      const sizeResult: SizeResult = {
+        nodes: size,
+        workspaceId: ws.workspaceId,
+        reused,
+        loadSeconds,
+        bundleBytes: { min: Math.min(...lengths), mean: Math.round(lengths.reduce((a, b) => a + b, 0) / lengths.length), max: Math.max(...lengths) },
+        profile,
+        runs: [],
+      };
+      results.push(sizeResult);
+      console.log(
+        `\n== ${sizeLabel(size)} nodes: workspace ${ws.workspaceId}; bundles ${kb(sizeResult.bundleBytes.min)}-${kb(sizeResult.bundleBytes.max)}; ` +
+          `PROFILE: ${profile.rankedCountMean} candidates, ${profile.dbHitsMean} db hits, ${profile.serverMsMean} ms server time per bundle`,
+      );
+
+      const http = (base: string, list: string[], headers: Record<string, string>[] | Record<string, string>): HttpRequestSpec[] =>
+        list.map((u, i) => ({ path: u, headers: Array.isArray(headers) ? headers[i] : headers }));
+      const plan: { scenario: Scenario; proc?: string; run: (clients: number) => Promise<Stats> }[] = [
+        { scenario: 'raw-driver', run: (c) => driverLoad({ driver: driver!, database: DATABASE, query, params, clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        { scenario: 'bundle-uncached', proc: apiUncached.name, run: (c) => httpLoad({ baseUrl: apiUncached.url, requests: http(apiUncached.url, p.bundle, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        { scenario: 'manifest-uncached', proc: apiUncached.name, run: (c) => httpLoad({ baseUrl: apiUncached.url, requests: http(apiUncached.url, p.manifest, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        { scenario: 'bundle-repeated', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.bundle, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        { scenario: 'manifest-repeated', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.manifest, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        {
+          scenario: 'bundle-304',
+          proc: apiCached.name,
+          run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.bundle, etags.map((e) => ({ ...auth, 'if-none-match': e }))), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }),
+        },
+        { scenario: 'follow-d3', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.follow, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        { scenario: 'cheap-read', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.playbook, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        // The same URLs and headers as the repeated bundle run, answered with the bytes the service sent for them.
+        { scenario: 'bare-koa-bytes', proc: bareBytes.name, run: (c) => httpLoad({ baseUrl: bareBytes.url, requests: http(bareBytes.url, p.bundle, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        { scenario: 'bare-koa-constant', proc: bareConstant.name, run: (c) => httpLoad({ baseUrl: bareConstant.url, requests: [{ path: '/', headers: auth }], clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+      ];
+      for (const clients of opts.clients) {
+        for (const step of plan) {
+          if (!opts.scenarios.has(step.scenario)) continue;
+          if (step.scenario === 'bundle-304' && clients !== CLIENTS_304) continue;
+          sampler.resetWindow();
+          const stats = await step.run(clients);
+          const rssPeak = step.proc ? sampler.windowPeak(step.proc) : undefined;
+          sizeResult.runs.push({ scenario: step.scenario, clients, stats, rssPeak });
+          const rss = rssPeak ? `  rss ${mb(rssPeak)}` : '';
+          console.log(
+            `  ${LABELS[step.scenario].padEnd(32)} ${String(clients).padStart(3)} cl.  p50 ${fmt(stats.p50, 2).padStart(7)}  p95 ${fmt(stats.p95, 2).padStart(7)}  p99 ${fmt(stats.p99, 2).padStart(7)} ms  ${fmt(stats.rps, 0).padStart(6)} req/s${rss}${statusNote(stats, step.scenario)}`,
+          );
+        }
+      }
+      await bareBytes.stop();
+      procs.splice(procs.indexOf(bareBytes), 1);
+    }
+    const measureSeconds = Math.round((performance.now() - t0) / 1000);
+
+    const peaks = sampler.peaks();
+    const apiRssPeak = Math.max(peaks[apiUncached.name] ?? 0, peaks[apiCached.name] ?? 0);
+    const rs = ratios(results, apiRssPeak);
+
+    // ---- report
+    const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+    const out: string[] = [];
+    for (const r of results) {
+      out.push('', `== ${sizeLabel(r.nodes)} nodes (bundle ${kb(r.bundleBytes.mean)} mean; ${r.profile.rankedCountMean} candidates; ${r.profile.dbHitsMean} db hits per bundle)`);
+      out.push(...tableLines(r, opts.clients, false));
+    }
+    out.push('', 'ratios (value; target where the issue sets one):', ...ratioLines(rs, false));
+    out.push('', `peak RSS: ${Object.entries(peaks).map(([n, b]) => `${n} ${mb(b)}`).join(', ')}`);
+    console.log(out.join('\n'));
+
+    const md: string[] = [`Command: \`${command}\` (${opts.durationS} s per measurement after ${opts.warmupS} s warm-up), started ${started.toISOString()}.`, ''];
+    for (const r of results) {
+      md.push(`### ${sizeLabel(r.nodes)} nodes`, '', `Bundle ${kb(r.bundleBytes.min)}–${kb(r.bundleBytes.max)} (mean ${kb(r.bundleBytes.mean)}); PROFILE of rank-bundle.cypher: ${r.profile.rankedCountMean} candidates ranked, ${r.profile.dbHitsMean} db hits, ${r.profile.serverMsMean} ms in Neo4j per bundle (mean of the 20 playbooks).`, '');
+      md.push(...tableLines(r, opts.clients, true), '');
+    }
+    md.push('### Ratios', '', ...ratioLines(rs, true), '', `Peak RSS: ${Object.entries(peaks).map(([n, b]) => `${n} ${mb(b)}`).join(', ')}.`);
+    const json = {
+      startedAt: started.toISOString(),
+      finishedAt: new Date().toISOString(),
+      command,
+      options: { ...opts, scenarios: [...opts.scenarios] },
+      machine: { ...machineInfo, neo4j: `${neo4jVersion} embedded (heap ${opts.neo4jHeap}, page cache ${opts.pageCacheMb} MB)`, loadAverageAtEnd: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+      measureSeconds,
+      sizes: results,
+      rssPeakBytes: peaks,
+      ratios: rs,
+      cpuProfiles: opts.cpuProf ? profDir : undefined,
+    };
+    const jsonFile = path.join(resultsDir, `${stamp}.json`);
+    writeFileSync(jsonFile, JSON.stringify(json, null, 2));
+    writeFileSync(path.join(resultsDir, `${stamp}.md`), md.join('\n') + '\n');
+    console.log(`\nwrote ${path.relative(projectRoot, jsonFile)} and .md (measurements took ${measureSeconds} s)`);
+  } finally {
+    await stopAll();
+    if (opts.cpuProf) console.log(`CPU profiles of the API processes in ${path.relative(projectRoot, path.join(resultsDir, `${stamp}-cpuprof`))}`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
