@@ -83,6 +83,9 @@ describe('admin API', () => {
     problem(await request('POST', '/api/v1/admin/users', { token: 'wrong-token', body: { email: 'a@b.c' } }), 401, 'unauthorized');
     const user = await createUser();
     problem(await request('POST', '/api/v1/admin/users', { token: user.key, body: { email: 'a@b.c' } }), 403, 'forbidden');
+    // A key that is well formed but revoked is no valid key: 401.
+    await request('DELETE', `/api/v1/admin/users/${user.userId}/keys/${user.keyId}`, { token: adminToken });
+    problem(await request('POST', '/api/v1/admin/users', { token: user.key, body: { email: 'a@b.c' } }), 401, 'unauthorized');
   });
 
   it('validates bodies: unknown fields, bad email, overlong names', async () => {

@@ -32,13 +32,20 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function operatorOnly(adminToken: string | undefined): Middleware {
+function operatorOnly(deps: RouterDeps): Middleware {
+  const { adminToken, authenticator } = deps;
   return async (ctx, next) => {
     // No token configured: the admin API does not exist.
     if (!adminToken) throw new AppError('not_found', 'No such route');
     const token = bearer(ctx);
     if (token && sameSecret(token, adminToken)) return next();
-    if (token && keyKind(token)) throw new AppError('forbidden', 'The admin API takes the operator token, not an API key');
+    // A valid API key is authenticated but not allowed here (403); anything else is 401.
+    if (token && keyKind(token)) {
+      const valid = await authenticator
+        .authenticate(token, await authenticator.snapshot(hashKey(token)))
+        .then(() => true, () => false);
+      if (valid) throw new AppError('forbidden', 'The admin API takes the operator token, not an API key');
+    }
     throw new AppError('unauthorized', 'The operator token is required');
   };
 }
@@ -123,7 +130,7 @@ export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware[] 
   for (const route of routes) {
     const access: Middleware[] =
       route.access.kind === 'operator'
-        ? [operatorOnly(deps.adminToken)]
+        ? [operatorOnly(deps)]
         : route.access.kind === 'workspace'
           ? [workspaceMember(route as AnyRoute & { access: { kind: 'workspace' } }, deps)]
           : [];
