@@ -213,3 +213,82 @@ export class RssSampler {
     return Object.fromEntries([...this.watched].map(([name, w]) => [name, w.peak]));
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// CPU accounting: on a shared 2-core machine, CPU time per request is steadier than requests/s, and the CPU
+// taken by processes that are not the bench's says how noisy a measurement was.
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** utime + stime of a process (all its threads), in ms, or undefined once it is gone. */
+export function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Machine-wide CPU time from /proc/stat, in ms summed over all CPUs. */
+function machineCpu(): { busy: number; total: number; steal: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  const busy = user + nice + system + irq + softirq + (steal ?? 0);
+  return { busy: busy * TICK_MS, total: (busy + idle + iowait) * TICK_MS, steal: (steal ?? 0) * TICK_MS };
+}
+
+export interface CpuSnapshot {
+  machine: { busy: number; total: number; steal: number };
+  procs: Record<string, number>;
+  self: number;
+}
+
+export interface CpuDelta {
+  /** CPU ms each bench process used over the interval. */
+  procsMs: Record<string, number>;
+  /** CPU ms of this process (the load driver: autocannon or the raw-driver loop). */
+  selfMs: number;
+  /** Share of the machine's capacity (all CPUs) busy with anything, %. */
+  machineBusyPct: number;
+  /** Share of the machine's capacity used by processes that are not the bench's, %. */
+  foreignPct: number;
+  /** Hypervisor steal, % of capacity. */
+  stealPct: number;
+}
+
+export class CpuMeter {
+  private readonly pids = new Map<string, number>();
+
+  watch(name: string, pid: number): void {
+    this.pids.set(name, pid);
+  }
+
+  unwatch(name: string): void {
+    this.pids.delete(name);
+  }
+
+  snapshot(): CpuSnapshot {
+    const procs: Record<string, number> = {};
+    for (const [name, pid] of this.pids) {
+      const ms = cpuMsOf(pid);
+      if (ms !== undefined) procs[name] = ms;
+    }
+    const u = process.cpuUsage();
+    return { machine: machineCpu(), procs, self: (u.user + u.system) / 1000 };
+  }
+
+  since(a: CpuSnapshot): CpuDelta {
+    const b = this.snapshot();
+    const procsMs: Record<string, number> = {};
+    for (const name of Object.keys(b.procs)) if (a.procs[name] !== undefined) procsMs[name] = b.procs[name] - a.procs[name];
+    const selfMs = Math.round(b.self - a.self);
+    const total = b.machine.total - a.machine.total || 1;
+    const busy = b.machine.busy - a.machine.busy;
+    const ours = Object.values(procsMs).reduce((x, y) => x + y, 0) + selfMs;
+    const pct = (x: number) => Math.round((x / total) * 1000) / 10;
+    return { procsMs, selfMs, machineBusyPct: pct(busy), foreignPct: pct(Math.max(0, busy - ours)), stealPct: pct(b.machine.steal - a.machine.steal) };
+  }
+}

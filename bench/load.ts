@@ -33,6 +33,24 @@ export function percentile(sorted: Float64Array, q: number): number {
   return sorted[i];
 }
 
+/** One measured run before summarising: runs of the same scenario (rounds) are merged. */
+export interface RawRun {
+  latencies: number[];
+  durationS: number;
+  status: Record<string, number>;
+  errors: number;
+  bytes?: number;
+}
+
+/** Merges rounds: latencies pooled, requests/s = all answers over all measured time. */
+export function summariseRuns(runs: RawRun[]): Stats {
+  const latencies = runs.flatMap((r) => r.latencies);
+  const status: Record<string, number> = {};
+  for (const r of runs) for (const [k, v] of Object.entries(r.status)) status[k] = (status[k] ?? 0) + v;
+  const bytes = runs.some((r) => r.bytes !== undefined) ? runs.reduce((a, r) => a + (r.bytes ?? 0), 0) : undefined;
+  return summarise(latencies, runs.reduce((a, r) => a + r.durationS, 0), status, runs.reduce((a, r) => a + r.errors, 0), bytes);
+}
+
 function summarise(latencies: number[], durationS: number, status: Record<string, number>, errors: number, bytes?: number): Stats {
   const sorted = Float64Array.from(latencies).sort();
   const sum = latencies.reduce((a, b) => a + b, 0);
@@ -97,8 +115,11 @@ export async function httpLoad(opts: {
   clients: number;
   durationS: number;
   warmupS: number;
-}): Promise<Stats> {
+  /** Called between the warm-up and the measured run. */
+  onMeasureStart?: () => void;
+}): Promise<RawRun> {
   if (opts.warmupS > 0) await autocannonRun(opts.baseUrl, opts.requests, opts.clients, opts.warmupS);
+  opts.onMeasureStart?.();
   const latencies: number[] = [];
   const status: Record<string, number> = {};
   let bytes = 0;
@@ -108,7 +129,7 @@ export async function httpLoad(opts: {
     bytes += resBytes;
   });
   const durationS = (result.finish.getTime() - result.start.getTime()) / 1000;
-  return summarise(latencies, durationS || result.duration, status, result.errors, bytes);
+  return { latencies, durationS: durationS || result.duration, status, errors: result.errors, bytes };
 }
 
 /**
@@ -123,7 +144,8 @@ export async function driverLoad(opts: {
   clients: number;
   durationS: number;
   warmupS: number;
-}): Promise<Stats> {
+  onMeasureStart?: () => void;
+}): Promise<RawRun> {
   const run = async (durationS: number, record: boolean) => {
     const latencies: number[] = [];
     let errors = 0;
@@ -146,6 +168,7 @@ export async function driverLoad(opts: {
     return { latencies, errors, durationS: (performance.now() - started) / 1000 };
   };
   if (opts.warmupS > 0) await run(opts.warmupS, false);
+  opts.onMeasureStart?.();
   const { latencies, errors, durationS } = await run(opts.durationS, true);
-  return summarise(latencies, durationS, { ok: latencies.length, error: errors }, errors);
+  return { latencies, durationS, status: { ok: latencies.length, error: errors }, errors };
 }

@@ -25,9 +25,9 @@ import { parseArgs } from 'node:util';
 import { type Driver, type ProfiledPlan, routing } from 'neo4j-driver';
 import { createDriver } from '../src/infra/neo4j.js';
 import { projectRoot } from '../src/infra/project-root.js';
-import { type Proc, PortPool, RssSampler, startNeo4jOn, startNodeServer, startRedisOn } from './deps.js';
+import { type CpuDelta, CpuMeter, type Proc, PortPool, RssSampler, startNeo4jOn, startNodeServer, startRedisOn } from './deps.js';
 import { type GeneratedWorkspace, applyMigrations, generateWorkspace } from './generate.js';
-import { type HttpRequestSpec, type Stats, driverLoad, httpLoad } from './load.js';
+import { type HttpRequestSpec, type RawRun, type Stats, driverLoad, httpLoad, summariseRuns } from './load.js';
 
 const SCENARIOS = [
   'raw-driver',
@@ -66,6 +66,8 @@ interface Run {
   stats: Stats;
   /** Peak RSS of the process under test during this measurement (API or baseline), bytes. */
   rssPeak?: number;
+  /** CPU used during the measured run (not the warm-up), and per request: `proc` = the process under test. */
+  cpu: CpuDelta & { msPerRequest: { proc?: number; neo4j?: number; redis?: number; loadDriver: number } };
 }
 
 interface SizeResult {
@@ -86,6 +88,7 @@ function parse() {
       duration: { type: 'string' },
       warmup: { type: 'string' },
       quick: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '2' },
       scenarios: { type: 'string', default: SCENARIOS.join(',') },
       seed: { type: 'string', default: '1' },
       'data-dir': { type: 'string', default: path.join(projectRoot, 'bench', '.data') },
@@ -115,6 +118,7 @@ function parse() {
     durationS: Number(values.duration ?? (values.quick ? 3 : 10)),
     warmupS: Number(values.warmup ?? (values.quick ? 1 : 2)),
     seed: Number(values.seed),
+    rounds: Math.max(1, Number(values.rounds)),
     dataDir: path.resolve(values['data-dir']!),
     portFrom: Number(values['port-from']),
     neo4jHeap: values['neo4j-heap']!,
@@ -262,6 +266,14 @@ async function profileBundle(driver: Driver, query: string, params: Record<strin
   return { dbHitsMean: Math.round(dbHits / n), rankedCountMean: Math.round((ranked / n) * 10) / 10, pageCacheMissesTotal: misses, serverMsMean: Math.round((serverMs / n) * 10) / 10 };
 }
 
+/** Sums the CPU of a scenario's rounds; shares are weighted by the rounds' lengths (equal by construction). */
+function mergeDeltas(ds: CpuDelta[]): CpuDelta {
+  const procsMs: Record<string, number> = {};
+  for (const d of ds) for (const [k, v] of Object.entries(d.procsMs)) procsMs[k] = (procsMs[k] ?? 0) + v;
+  const avg = (f: (d: CpuDelta) => number) => Math.round((ds.reduce((a, d) => a + f(d), 0) / ds.length) * 10) / 10;
+  return { procsMs, selfMs: ds.reduce((a, d) => a + d.selfMs, 0), machineBusyPct: avg((d) => d.machineBusyPct), foreignPct: avg((d) => d.foreignPct), stealPct: avg((d) => d.stealPct) };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Output
 
@@ -300,6 +312,25 @@ function tableLines(size: SizeResult, clients: number[], markdown: boolean): str
     });
     if (markdown) lines.push(`| ${LABELS[sc]} | ${cells.map(([a, b]) => `${a} | ${b}`).join(' | ')} |`);
     else lines.push(`${LABELS[sc].padEnd(32)}${cells.map(([a, b]) => `| ${a}${b} `).join('')}`);
+  }
+  return lines;
+}
+
+/** CPU ms per request of the process under test, Neo4j and the load driver; and the machine's noise. */
+function cpuTableLines(size: SizeResult, clients: number[]): string[] {
+  const scenarios = SCENARIOS.filter((sc) => size.runs.some((r) => r.scenario === sc));
+  const lines = [
+    `| CPU ms per request: server / Neo4j / load driver (other processes' share of the machine) | ${clients.map((c) => `${c} cl.`).join(' | ')} |`,
+    `|---|${clients.map(() => '---').join('|')}|`,
+  ];
+  for (const sc of scenarios) {
+    const cells = clients.map((c) => {
+      const r = size.runs.find((x) => x.scenario === sc && x.clients === c);
+      if (!r) return '';
+      const m = r.cpu.msPerRequest;
+      return `${m.proc === undefined ? '–' : fmt(m.proc, 3)} / ${fmt(m.neo4j ?? NaN, 3)} / ${fmt(m.loadDriver, 3)} (${r.cpu.foreignPct}%)`;
+    });
+    lines.push(`| ${LABELS[sc]} | ${cells.join(' | ')} |`);
   }
   return lines;
 }
@@ -374,6 +405,7 @@ async function main(): Promise<void> {
   const procs: Proc[] = [];
   let driver: Driver | undefined;
   const sampler = new RssSampler(250);
+  const meter = new CpuMeter();
   let stopping = false;
   const stopAll = async () => {
     if (stopping) return;
@@ -409,6 +441,8 @@ async function main(): Promise<void> {
     rmSync(redisDir, { recursive: true, force: true });
     const redisProc = await startRedisOn({ port: await ports.take(), dir: redisDir, logFile: path.join(logDir, 'redis.log') });
     procs.push(redisProc);
+    meter.watch('neo4j', neo4jProc.pid);
+    meter.watch('redis', redisProc.pid);
     console.log(`neo4j ${neo4jProc.url} (heap ${opts.neo4jHeap}, page cache ${opts.pageCacheMb} MB), redis ${redisProc.url}`);
 
     // The same driver settings as the service (src/infra/neo4j.ts): disableLosslessIntegers, pool 100.
@@ -449,6 +483,7 @@ async function main(): Promise<void> {
       const p = await startNodeServer({ name, port, args: apiArgs(name), env: apiEnv(port, cache), readyPath: '/healthz', logFile: path.join(logDir, `${name}.log`) });
       procs.push(p);
       sampler.watch(name, p.pid);
+      meter.watch(name, p.pid);
       return p;
     };
     const apiUncached = await startApi('api-cache-off', 'off');
@@ -461,6 +496,7 @@ async function main(): Promise<void> {
     const bareConstant = await startNodeServer({ name: 'bare-koa-constant', port: constantPort, args: baselineArgs('constant', String(constantPort)), env: process.env, readyPath: '/ready', logFile: path.join(logDir, 'bare-constant.log') });
     procs.push(bareConstant);
     sampler.watch('bare-koa-constant', bareConstant.pid);
+    meter.watch('bare-koa-constant', bareConstant.pid);
     const bytesPort = await ports.take();
 
     // ---- keys and limits through the admin API
@@ -502,6 +538,7 @@ async function main(): Promise<void> {
       const bareBytes = await startNodeServer({ name: 'bare-koa-bytes', port: bytesPort, args: baselineArgs('bytes', String(bytesPort), bytesFile), env: process.env, readyPath: '/ready', logFile: path.join(logDir, 'bare-bytes.log') });
       procs.push(bareBytes);
       sampler.watch('bare-koa-bytes', bareBytes.pid);
+      meter.watch('bare-koa-bytes', bareBytes.pid);
 
       const params = ws.playbookIds.map((playbookId) => ({ workspaceId: ws.workspaceId, playbookId, depth: 2, maxNodes: 20, changedSince: null, withContent: true }));
       const profile = await profileBundle(driver, query, params);
@@ -520,40 +557,71 @@ async function main(): Promise<void> {
           `PROFILE: ${profile.rankedCountMean} candidates, ${profile.dbHitsMean} db hits, ${profile.serverMsMean} ms server time per bundle`,
       );
 
+      let snap = meter.snapshot();
+      const mark = () => {
+        sampler.resetWindow();
+        snap = meter.snapshot();
+      };
+      // Each measurement is split into `rounds` parts, the whole scenario list is gone through once per round, so
+      // that a service figure and the baseline it is compared with share the same stretches of a noisy machine.
+      // Only the first round warms up (JIT, the bundle cache, Neo4j's page cache and query plans).
+      const m = { durationS: opts.durationS / opts.rounds, warmupS: opts.warmupS, onMeasureStart: mark };
       const http = (base: string, list: string[], headers: Record<string, string>[] | Record<string, string>): HttpRequestSpec[] =>
         list.map((u, i) => ({ path: u, headers: Array.isArray(headers) ? headers[i] : headers }));
-      const plan: { scenario: Scenario; proc?: string; run: (clients: number) => Promise<Stats> }[] = [
-        { scenario: 'raw-driver', run: (c) => driverLoad({ driver: driver!, database: DATABASE, query, params, clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
-        { scenario: 'bundle-uncached', proc: apiUncached.name, run: (c) => httpLoad({ baseUrl: apiUncached.url, requests: http(apiUncached.url, p.bundle, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
-        { scenario: 'manifest-uncached', proc: apiUncached.name, run: (c) => httpLoad({ baseUrl: apiUncached.url, requests: http(apiUncached.url, p.manifest, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
-        { scenario: 'bundle-repeated', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.bundle, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
-        { scenario: 'manifest-repeated', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.manifest, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+      const plan: { scenario: Scenario; proc?: string; run: (clients: number) => Promise<RawRun> }[] = [
+        { scenario: 'raw-driver', run: (c) => driverLoad({ driver: driver!, database: DATABASE, query, params, clients: c, ...m }) },
+        { scenario: 'bundle-uncached', proc: apiUncached.name, run: (c) => httpLoad({ baseUrl: apiUncached.url, requests: http(apiUncached.url, p.bundle, auth), clients: c, ...m }) },
+        { scenario: 'manifest-uncached', proc: apiUncached.name, run: (c) => httpLoad({ baseUrl: apiUncached.url, requests: http(apiUncached.url, p.manifest, auth), clients: c, ...m }) },
+        { scenario: 'bundle-repeated', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.bundle, auth), clients: c, ...m }) },
+        { scenario: 'manifest-repeated', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.manifest, auth), clients: c, ...m }) },
         {
           scenario: 'bundle-304',
           proc: apiCached.name,
-          run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.bundle, etags.map((e) => ({ ...auth, 'if-none-match': e }))), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }),
+          run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.bundle, etags.map((e) => ({ ...auth, 'if-none-match': e }))), clients: c, ...m }),
         },
-        { scenario: 'follow-d3', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.follow, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
-        { scenario: 'cheap-read', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.playbook, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        { scenario: 'follow-d3', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.follow, auth), clients: c, ...m }) },
+        { scenario: 'cheap-read', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.playbook, auth), clients: c, ...m }) },
         // The same URLs and headers as the repeated bundle run, answered with the bytes the service sent for them.
-        { scenario: 'bare-koa-bytes', proc: bareBytes.name, run: (c) => httpLoad({ baseUrl: bareBytes.url, requests: http(bareBytes.url, p.bundle, auth), clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
-        { scenario: 'bare-koa-constant', proc: bareConstant.name, run: (c) => httpLoad({ baseUrl: bareConstant.url, requests: [{ path: '/', headers: auth }], clients: c, durationS: opts.durationS, warmupS: opts.warmupS }) },
+        { scenario: 'bare-koa-bytes', proc: bareBytes.name, run: (c) => httpLoad({ baseUrl: bareBytes.url, requests: http(bareBytes.url, p.bundle, auth), clients: c, ...m }) },
+        { scenario: 'bare-koa-constant', proc: bareConstant.name, run: (c) => httpLoad({ baseUrl: bareConstant.url, requests: [{ path: '/', headers: auth }], clients: c, ...m }) },
       ];
       for (const clients of opts.clients) {
-        for (const step of plan) {
-          if (!opts.scenarios.has(step.scenario)) continue;
-          if (step.scenario === 'bundle-304' && clients !== CLIENTS_304) continue;
-          sampler.resetWindow();
-          const stats = await step.run(clients);
-          const rssPeak = step.proc ? sampler.windowPeak(step.proc) : undefined;
-          sizeResult.runs.push({ scenario: step.scenario, clients, stats, rssPeak });
-          const rss = rssPeak ? `  rss ${mb(rssPeak)}` : '';
+        const steps = plan.filter((st) => opts.scenarios.has(st.scenario) && (st.scenario !== 'bundle-304' || clients === CLIENTS_304));
+        const acc = new Map<Scenario, { raws: RawRun[]; deltas: CpuDelta[]; rssPeak?: number }>();
+        for (let round = 0; round < opts.rounds; round++) {
+          m.warmupS = round === 0 ? opts.warmupS : 0;
+          for (const step of steps) {
+            const raw = await step.run(clients);
+            const delta = meter.since(snap);
+            const rssPeak = step.proc ? sampler.windowPeak(step.proc) : undefined;
+            const a = acc.get(step.scenario) ?? { raws: [], deltas: [] };
+            a.raws.push(raw);
+            a.deltas.push(delta);
+            if (rssPeak !== undefined) a.rssPeak = Math.max(a.rssPeak ?? 0, rssPeak);
+            acc.set(step.scenario, a);
+          }
+        }
+        for (const step of steps) {
+          const a = acc.get(step.scenario)!;
+          const stats = summariseRuns(a.raws);
+          const delta = mergeDeltas(a.deltas);
+          const per = (ms: number | undefined) => (ms === undefined || !stats.requests ? undefined : Math.round((ms / stats.requests) * 1000) / 1000);
+          const cpu = {
+            ...delta,
+            msPerRequest: { proc: step.proc ? per(delta.procsMs[step.proc]) : undefined, neo4j: per(delta.procsMs.neo4j), redis: per(delta.procsMs.redis), loadDriver: per(delta.selfMs)! },
+          };
+          sizeResult.runs.push({ scenario: step.scenario, clients, stats, rssPeak: a.rssPeak, cpu });
+          const c = cpu.msPerRequest;
+          const rss =
+            (a.rssPeak ? `  rss ${mb(a.rssPeak)}` : '') +
+            `  cpu ms/req: ${c.proc !== undefined ? `proc ${fmt(c.proc, 3)} ` : ''}neo4j ${fmt(c.neo4j ?? NaN, 3)} driver ${fmt(c.loadDriver, 3)}; other procs ${delta.foreignPct}%`;
           console.log(
             `  ${LABELS[step.scenario].padEnd(32)} ${String(clients).padStart(3)} cl.  p50 ${fmt(stats.p50, 2).padStart(7)}  p95 ${fmt(stats.p95, 2).padStart(7)}  p99 ${fmt(stats.p99, 2).padStart(7)} ms  ${fmt(stats.rps, 0).padStart(6)} req/s${rss}${statusNote(stats, step.scenario)}`,
           );
         }
       }
       await bareBytes.stop();
+      meter.unwatch('bare-koa-bytes');
       procs.splice(procs.indexOf(bareBytes), 1);
     }
     const measureSeconds = Math.round((performance.now() - t0) / 1000);
@@ -577,6 +645,7 @@ async function main(): Promise<void> {
     for (const r of results) {
       md.push(`### ${sizeLabel(r.nodes)} nodes`, '', `Bundle ${kb(r.bundleBytes.min)}–${kb(r.bundleBytes.max)} (mean ${kb(r.bundleBytes.mean)}); PROFILE of rank-bundle.cypher: ${r.profile.rankedCountMean} candidates ranked, ${r.profile.dbHitsMean} db hits, ${r.profile.serverMsMean} ms in Neo4j per bundle (mean of the 20 playbooks).`, '');
       md.push(...tableLines(r, opts.clients, true), '');
+      md.push(...cpuTableLines(r, opts.clients), '');
     }
     md.push('### Ratios', '', ...ratioLines(rs, true), '', `Peak RSS: ${Object.entries(peaks).map(([n, b]) => `${n} ${mb(b)}`).join(', ')}.`);
     const json = {

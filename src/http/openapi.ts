@@ -60,7 +60,8 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
       tags: [route.tag],
       ...(route.access.kind === 'public' ? { security: [] } : route.access.kind === 'operator' ? { security: [{ operatorToken: [] }] } : {}),
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(route.body) } } } } : {}),
+      // A body whose every field is optional may be left out altogether (it reads as {}).
+      ...(route.body ? { requestBody: { required: ((route.body as TObject).required ?? []).length > 0, content: { 'application/json': { schema: plain(route.body) } } } } : {}),
       responses,
     };
   }
