@@ -18,7 +18,6 @@ export interface LocalServer {
 }
 
 const launcherDir = path.join(projectRoot, 'neo4j-launcher');
-const classpathFile = path.join(launcherDir, 'target', 'classpath.txt');
 
 function requireTool(command: string, args: string[], hint: string): void {
   const probe = spawnSync(command, args, { stdio: 'ignore' });
@@ -38,14 +37,30 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Another Neo4j release than the pinned one (neo4j-launcher/pom.xml), built into its own folder: used to
+ * check the project's Cypher on the current calendar release. `javaHome` must hold a Java it supports.
+ */
+export interface Neo4jRelease {
+  version: string;
+  javaHome: string;
+}
+
+const buildDirOf = (release?: Neo4jRelease) => path.join(launcherDir, release ? `target-${release.version}` : 'target');
+const javaOf = (release?: Neo4jRelease) => (release ? path.join(release.javaHome, 'bin', 'java') : 'java');
+
 /** Compiles the launcher and resolves Neo4j from Maven Central, once (or again when its pom changes). */
-export function buildNeo4jLauncher(log: (msg: string) => void = () => {}): void {
+export function buildNeo4jLauncher(log: (msg: string) => void = () => {}, release?: Neo4jRelease): void {
+  const classpathFile = path.join(buildDirOf(release), 'classpath.txt');
   const built = existsSync(classpathFile) && statSync(classpathFile).mtimeMs >= statSync(path.join(launcherDir, 'pom.xml')).mtimeMs;
   if (built) return;
-  requireTool('java', ['-version'], 'Java 17 or newer is needed to run Neo4j: install it (apt-get install -y openjdk-17-jre-headless) or set NEO4J_URI.');
+  requireTool(javaOf(release), ['-version'], 'Java 17 or newer is needed to run Neo4j: install it (apt-get install -y openjdk-17-jre-headless) or set NEO4J_URI.');
   requireTool('mvn', ['-v'], 'Maven is needed to fetch Neo4j the first time: install it (apt-get install -y maven) or set NEO4J_URI.');
   log('building the Neo4j launcher (first run: Maven downloads Neo4j)');
-  const result = spawnSync('mvn', ['-q', '-B', '-f', path.join(launcherDir, 'pom.xml'), 'package'], { stdio: 'inherit' });
+  const args = ['-q', '-B', '-f', path.join(launcherDir, 'pom.xml'), 'package'];
+  if (release) args.push(`-Dneo4j.version=${release.version}`, `-Dlauncher.buildDir=${buildDirOf(release)}`);
+  const env = release ? { ...process.env, JAVA_HOME: release.javaHome } : process.env;
+  const result = spawnSync('mvn', args, { stdio: 'inherit', env });
   if (result.status !== 0) throw new Error('Building neo4j-launcher with Maven failed (see the output above)');
 }
 
@@ -94,18 +109,27 @@ export interface Neo4jOptions {
   pageCacheMb?: number;
   heap?: string;
   log?: (msg: string) => void;
+  /** Another release than the pinned one. */
+  release?: Neo4jRelease;
+  /** Extra Neo4j settings, `name=value`. */
+  settings?: string[];
 }
 
 export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
-  buildNeo4jLauncher(options.log);
+  const { release } = options;
+  buildNeo4jLauncher(options.log, release);
   const port = await freePort();
   const home = path.resolve(options.dataDir, 'neo4j');
   mkdirSync(home, { recursive: true });
-  const classpath = [path.join(launcherDir, 'target', 'classes'), readFileSync(classpathFile, 'utf8').trim()].join(path.delimiter);
+  const buildDir = buildDirOf(release);
+  const classpath = [path.join(buildDir, 'classes'), readFileSync(path.join(buildDir, 'classpath.txt'), 'utf8').trim()].join(path.delimiter);
   // stdin stays a pipe: the launcher exits when it closes, so Neo4j never outlives this process.
   const child = spawn(
-    'java',
-    [`-Xmx${options.heap ?? '2g'}`, '-XX:+UseG1GC', '-cp', classpath, 'dev.playbooks.neo4j.EmbeddedNeo4j', home, String(port), String(options.pageCacheMb ?? 512)],
+    javaOf(release),
+    [
+      `-Xmx${options.heap ?? '2g'}`, '-XX:+UseG1GC', '-cp', classpath, 'dev.playbooks.neo4j.EmbeddedNeo4j',
+      home, String(port), String(options.pageCacheMb ?? 512), ...(options.settings ?? []),
+    ],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   await waitForLine(child, /^READY /m, 'Neo4j', 180_000);

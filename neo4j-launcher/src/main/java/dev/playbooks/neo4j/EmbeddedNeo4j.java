@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.nio.file.Files;
 import java.util.concurrent.CountDownLatch;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
@@ -17,7 +18,8 @@ import org.neo4j.io.ByteUnit;
  * Neo4j embedded with its Bolt connector on loopback, for machines without Docker
  * ("Accessing Neo4j embedded via the Bolt protocol" in the Neo4j Java reference).
  *
- * <p>Usage: {@code EmbeddedNeo4j <dataDir> <boltPort> [pageCacheMb]}. Prints {@code READY bolt://127.0.0.1:PORT}
+ * <p>Usage: {@code EmbeddedNeo4j <dataDir> <boltPort> [pageCacheMb] [setting=value ...]}; the settings are
+ * passed to Neo4j as they are (e.g. {@code db.query.default_language=CYPHER_25}). Prints {@code READY bolt://127.0.0.1:PORT}
  * once Bolt accepts connections. It stops cleanly on SIGTERM/SIGINT and also when its standard input
  * closes, so that it never outlives the Node process that started it.
  */
@@ -32,6 +34,15 @@ public final class EmbeddedNeo4j {
     Path home = Path.of(args[0]).toAbsolutePath();
     int port = Integer.parseInt(args[1]);
     long pageCacheMb = args.length > 2 ? Long.parseLong(args[2]) : 512;
+    // Extra settings go through a properties file: the only raw-settings entry point both 5.26 and 2026.x have.
+    StringBuilder extra = new StringBuilder();
+    for (int i = 3; i < args.length; i++) {
+      if (args[i].indexOf('=') <= 0) throw new IllegalArgumentException("expected setting=value, got " + args[i]);
+      extra.append(args[i]).append('\n');
+    }
+    Files.createDirectories(home);
+    Path conf = home.resolve("launcher.conf");
+    Files.writeString(conf, extra.toString());
 
     DatabaseManagementService dbms =
         new DatabaseManagementServiceBuilder(home)
@@ -42,6 +53,7 @@ public final class EmbeddedNeo4j {
             .setConfig(GraphDatabaseSettings.auth_enabled, false)
             .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pageCacheMb))
             .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofSeconds(60))
+            .loadPropertiesFromFile(conf)
             .build();
     // Opening the default database blocks until it is available.
     dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME).isAvailable(60_000);
