@@ -1,0 +1,108 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../src/config.js';
+import type { RunningService } from '../src/runtime.js';
+import { createWorkspace, problem, request, unique } from './support/api.js';
+import { env, startExtraService } from './support/harness.js';
+
+const run = promisify(execFile);
+
+describe('configuration', () => {
+  it('defaults everything a fresh machine needs', () => {
+    const config = loadConfig({});
+    expect(config).to.include({ port: 3000, logLevel: 'info', dataDir: 'data' });
+    expect(config.neo4j).to.deep.equal({ uri: undefined, username: 'neo4j', password: 'neo4j', database: 'neo4j' });
+    expect(config.plans).to.deep.equal({ free: 1000, team: 100000, enterprise: 10000000 });
+    expect(config.adminToken).to.equal(undefined);
+    expect(config.bundleCache.enabled).to.equal(true);
+  });
+
+  it('reads the documented variables', () => {
+    const config = loadConfig({
+      PORT: '8080', NEO4J_URI: 'neo4j://db:7687', NEO4J_USERNAME: 'u', NEO4J_PASSWORD: 'p', NEO4J_DATABASE: 'graph',
+      REDIS_URL: 'redis://cache:6379', ADMIN_TOKEN: 'a-long-operator-token', LOG_LEVEL: 'warn',
+      PLAN_FREE_MONTHLY_RETRIEVALS: '5', RATE_LIMIT_PER_KEY_PER_MINUTE: '60', BUNDLE_CACHE: 'off',
+    });
+    expect(config.port).to.equal(8080);
+    expect(config.neo4j).to.deep.equal({ uri: 'neo4j://db:7687', username: 'u', password: 'p', database: 'graph' });
+    expect(config).to.include({ redisUrl: 'redis://cache:6379', adminToken: 'a-long-operator-token', logLevel: 'warn', rateLimitPerKeyPerMinute: 60 });
+    expect(config.plans.free).to.equal(5);
+    expect(config.bundleCache.enabled).to.equal(false);
+  });
+
+  it('fails fast with one readable line naming every bad variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty', REDIS_URL: 'http://x', LOG_LEVEL: 'loud' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.matches(/PORT/)
+      .and.matches(/REDIS_URL/)
+      .and.matches(/LOG_LEVEL/);
+    expect(() => loadConfig({ ADMIN_TOKEN: 'short' })).to.throw(ConfigError, /ADMIN_TOKEN/);
+  });
+});
+
+describe('the CLI', () => {
+  it('bootstraps a user, a key and a workspace, and that key reaches the workspace', async () => {
+    const email = `${unique('cli')}@example.test`;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'bootstrap', '--email', email, '--name', 'Cli User', '--workspace', 'From CLI'], {
+      env: { ...process.env, NEO4J_URI: env.deps.neo4jUri, REDIS_URL: env.deps.redisUrl, LOG_LEVEL: 'silent' },
+    });
+    const out = JSON.parse(stdout);
+    expect(out.user).to.include({ email, name: 'Cli User' });
+    expect(out.key.key).to.match(/^pk_user_/);
+    expect(out.workspace).to.include({ name: 'From CLI', plan: 'free' });
+    const seen = await request('GET', `/api/v1/workspaces/${out.workspace.id}`, { token: out.key.key });
+    expect(seen.status).to.equal(200);
+    expect(seen.body.role).to.equal('owner');
+  });
+
+  it('says what is wrong, in one line, with exit code 1', async () => {
+    const failure = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-key'], {
+      env: { ...process.env, NEO4J_URI: env.deps.neo4jUri, REDIS_URL: env.deps.redisUrl, LOG_LEVEL: 'silent' },
+    }).then(
+      () => undefined,
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(failure?.code).to.equal(1);
+    expect(failure?.stderr.trim()).to.equal('--user is required for create-key');
+  });
+});
+
+describe('per-key rate limit', () => {
+  let limited: RunningService;
+  before(async () => {
+    limited = await startExtraService({ RATE_LIMIT_PER_KEY_PER_MINUTE: '3' });
+  });
+  after(() => limited.stop());
+
+  it('past the limit a key gets 429 rate_limited with Retry-After; other keys are unaffected', async () => {
+    const w = await createWorkspace();
+    const other = await createWorkspace();
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 4; i++) {
+      last = await request('GET', w.path(), { token: w.owner.key, baseUrl: limited.url });
+      statuses.push(last.status);
+    }
+    expect(statuses).to.deep.equal([200, 200, 200, 429]);
+    problem(last!, 429, 'rate_limited');
+    expect(Number(last!.headers.get('retry-after'))).to.be.within(1, 60);
+    expect((await request('GET', other.path(), { token: other.owner.key, baseUrl: limited.url })).status).to.equal(200);
+  });
+});
+
+describe('metrics token', () => {
+  let guarded: RunningService;
+  before(async () => {
+    guarded = await startExtraService({ METRICS_TOKEN: 'scrape-me' });
+  });
+  after(() => guarded.stop());
+
+  it('protects /metrics when set', async () => {
+    problem(await request('GET', '/metrics', { baseUrl: guarded.url }), 401);
+    const ok = await request('GET', '/metrics', { baseUrl: guarded.url, token: 'scrape-me' });
+    expect(ok.status).to.equal(200);
+    expect(ok.text).to.include('quota_rejections_total');
+  });
+});
