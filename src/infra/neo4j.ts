@@ -22,9 +22,10 @@ export function createDriver(settings: Neo4jSettings): Driver {
   return neo4j.driver(settings.uri, neo4j.auth.basic(settings.username, settings.password), {
     disableLosslessIntegers: true,
     maxConnectionPoolSize: 100,
+    // An unreachable database should become a 503 within seconds, not hold requests for half a minute.
     connectionAcquisitionTimeout: 5_000,
-    connectionTimeout: 3_000,
-    maxTransactionRetryTime: 5_000,
+    connectionTimeout: 2_000,
+    maxTransactionRetryTime: 3_000,
   });
 }
 
