@@ -46,6 +46,7 @@ export interface Neo4jRelease {
   javaHome: string;
 }
 
+const javaMissing = 'Java 17 or newer is needed to run Neo4j: install it (apt-get install -y openjdk-17-jre-headless) or set NEO4J_URI.';
 const buildDirOf = (release?: Neo4jRelease) => path.join(launcherDir, release ? `target-${release.version}` : 'target');
 const javaOf = (release?: Neo4jRelease) => (release ? path.join(release.javaHome, 'bin', 'java') : 'java');
 
@@ -54,7 +55,7 @@ export function buildNeo4jLauncher(log: (msg: string) => void = () => {}, releas
   const classpathFile = path.join(buildDirOf(release), 'classpath.txt');
   const built = existsSync(classpathFile) && statSync(classpathFile).mtimeMs >= statSync(path.join(launcherDir, 'pom.xml')).mtimeMs;
   if (built) return;
-  requireTool(javaOf(release), ['-version'], 'Java 17 or newer is needed to run Neo4j: install it (apt-get install -y openjdk-17-jre-headless) or set NEO4J_URI.');
+  requireTool(javaOf(release), ['-version'], javaMissing);
   requireTool('mvn', ['-v'], 'Maven is needed to fetch Neo4j the first time: install it (apt-get install -y maven) or set NEO4J_URI.');
   log('building the Neo4j launcher (first run: Maven downloads Neo4j)');
   const args = ['-q', '-B', '-f', path.join(launcherDir, 'pom.xml'), 'package'];
@@ -117,6 +118,7 @@ export interface Neo4jOptions {
 
 export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
   const { release } = options;
+  requireTool(javaOf(release), ['-version'], javaMissing);
   buildNeo4jLauncher(options.log, release);
   const port = await freePort();
   const home = path.resolve(options.dataDir, 'neo4j');
