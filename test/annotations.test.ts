@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { AnnotationRepository } from '../src/annotations/repository.js';
 import { redisKeys } from '../src/infra/redis-keys.js';
 import { type TestWorkspace, addMember, createUser, createWorkspace, problem, request } from './support/api.js';
 import { createAgent } from './support/agents.js';
 import { env } from './support/harness.js';
-import { createNode } from './support/nodes.js';
+import { createNode, linkPlaybook } from './support/nodes.js';
 import { createPlaybook } from './support/playbooks.js';
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -272,8 +271,9 @@ describe('annotations', () => {
     }
   });
 
-  it('visibleFor (the bundle’s statement) gives what the principal may see on the given targets, oldest first', async () => {
+  it('a bundle carries what its caller may see on the playbook, its versions and the returned nodes, oldest first', async () => {
     const { w, playbook, node, versionId } = await workspaceWithTargets();
+    await linkPlaybook(w, playbook.id, node.id, 'references');
     const other = await createNode(w);
     const agentA = await createAgent(w);
     const agentB = await createAgent(w);
@@ -282,17 +282,14 @@ describe('annotations', () => {
     const localA = await created(w, agentA.key, { ...base, targetType: 'context_node', targetId: node.id, scopeType: 'agent_local' });
     const onVersion = await created(w, agentB.key, { ...base, targetType: 'playbook_version', targetId: versionId, scopeType: 'workspace_overlay' });
     const localB = await created(w, agentB.key, { ...base, targetType: 'context_node', targetId: node.id, scopeType: 'agent_local' });
+    // On a node the bundle does not return: never included.
     await created(w, w.owner.key, { ...base, targetType: 'context_node', targetId: other.id, scopeType: 'workspace_overlay' });
 
-    const repo = new AnnotationRepository(env.service.services.graph);
-    const targets = [playbook.id, versionId, node.id];
-    expect(await repo.visibleFor(w.workspaceId, targets, agentA.agentId)).to.deep.equal([onPlaybook, localA, onVersion]);
-    expect(await repo.visibleFor(w.workspaceId, targets, agentB.agentId)).to.deep.equal([onPlaybook, onVersion, localB]);
-    expect(await repo.visibleFor(w.workspaceId, targets, w.owner.userId)).to.deep.equal([onPlaybook, onVersion]);
-    expect(await repo.visibleFor(w.workspaceId, [node.id], agentA.agentId)).to.deep.equal([localA]);
-    expect(await repo.visibleFor(w.workspaceId, [], agentA.agentId)).to.deep.equal([]);
-    const elsewhere = await createWorkspace();
-    expect(await repo.visibleFor(elsewhere.workspaceId, targets, w.owner.userId)).to.deep.equal([]);
+    const seenBy = async (token: string) =>
+      (await request('GET', w.path(`/context/bundle?playbookId=${playbook.id}`), { token })).body.annotations;
+    expect(await seenBy(agentA.key)).to.deep.equal([onPlaybook, localA, onVersion]);
+    expect(await seenBy(agentB.key)).to.deep.equal([onPlaybook, onVersion, localB]);
+    expect(await seenBy(w.owner.key)).to.deep.equal([onPlaybook, onVersion]);
   });
 
   it('documents the annotation endpoints in the OpenAPI document', async () => {

@@ -1,4 +1,4 @@
-import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
+import type { GraphExecutor } from '../infra/neo4j.js';
 
 /** What an annotation or a feedback item may be about. */
 export const targetTypes = ['playbook', 'playbook_version', 'context_node'] as const;
@@ -68,17 +68,5 @@ export class AnnotationRepository {
   async delete(workspaceId: string, annotationId: string, principalId: string, mayDeleteOthers: boolean): Promise<{ found: boolean; deleted: boolean }> {
     const [row] = await this.graph.write('annotations/delete', { workspaceId, annotationId, principalId, mayDeleteOthers });
     return { found: row.found, deleted: row.deleted };
-  }
-
-  /**
-   * The annotations on `targetIds` (playbook, version or context node ids) that `principalId` may see:
-   * workspace_overlay ones and its own agent_local ones, oldest first (ties by id). For the bundle; pass `tx`
-   * to read inside an open transaction.
-   */
-  async visibleFor(workspaceId: string, targetIds: string[], principalId: string, tx?: GraphTx): Promise<Annotation[]> {
-    if (targetIds.length === 0) return [];
-    const params = { workspaceId, targetIds, principalId };
-    const rows = tx ? await tx.run('annotations/visible-for-targets', params) : await this.graph.read('annotations/visible-for-targets', params);
-    return rows.map((r) => r.annotation);
   }
 }

@@ -94,9 +94,4 @@ export class AnnotationService {
     if (!deleted) throw new AppError('insufficient_role', 'Only the author of an annotation or an editor can delete it');
     await this.deps.generations.bump(caller.workspaceId);
   }
-
-  /** The annotations on these targets that this principal may see, oldest first (for the bundle). */
-  visibleFor(workspaceId: string, targetIds: string[], principalId: string): Promise<Annotation[]> {
-    return this.repo.visibleFor(workspaceId, targetIds, principalId);
-  }
 }

@@ -1,3 +1,4 @@
+import type { Annotation } from '../annotations/repository.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 
 /** One ranked node as cypher/queries/retrieval/rank-bundle.cypher returns it. */
@@ -27,6 +28,7 @@ export interface Ranking {
   latestVersion: { id: string; versionNumber: number; status: string } | null;
   activeVersion: { id: string; versionNumber: number; status: string; content: string; changeNote: string | null } | null;
   versionIds: string[];
+  annotations: Annotation[];
 }
 
 export interface FollowResult {
@@ -47,7 +49,16 @@ export class RetrievalRepository {
   constructor(private readonly graph: GraphExecutor) {}
 
   /** The ranked context of a playbook, or undefined when the playbook is not there (or archived). */
-  async rank(params: { workspaceId: string; playbookId: string; depth: number; maxNodes: number; changedSince: string | null; withContent: boolean }): Promise<Ranking | undefined> {
+  async rank(params: {
+    workspaceId: string;
+    playbookId: string;
+    depth: number;
+    maxNodes: number;
+    changedSince: string | null;
+    withContent: boolean;
+    includeAnnotations: boolean;
+    principalId: string;
+  }): Promise<Ranking | undefined> {
     const [row] = await this.graph.read<Ranking>('retrieval/rank-bundle', params);
     return row;
   }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { AnnotationRepository } from '../annotations/repository.js';
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../http/problem.js';
 import type { ServiceDeps } from '../services.js';
@@ -47,12 +46,10 @@ export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
  */
 export class RetrievalService {
   private readonly repo: RetrievalRepository;
-  private readonly annotations: AnnotationRepository;
   readonly cache: BundleCache;
 
   constructor(private readonly deps: ServiceDeps) {
     this.repo = new RetrievalRepository(deps.graph);
-    this.annotations = new AnnotationRepository(deps.graph);
     this.cache = new BundleCache(deps.config.bundleCache);
   }
 
@@ -81,22 +78,20 @@ export class RetrievalService {
       maxNodes: q.maxNodes,
       changedSince,
       withContent: mode === 'standard' || mode === 'full',
+      includeAnnotations: q.includeAnnotations,
+      principalId: caller.principal.id,
     });
     if (!ranking) throw notFound('Playbook');
-    const body = await this.render(caller, ranking, mode, q.includeAnnotations);
+    const body = await this.render(caller, ranking, mode);
     const answer = { body: Buffer.from(JSON.stringify(body)), etag };
     this.cache.set(key, answer);
     return { notModified: false, ...answer };
   }
 
-  private async render(caller: Caller, ranking: Ranking, mode: Mode | 'manifest', includeAnnotations: boolean) {
+  private async render(caller: Caller, ranking: Ranking, mode: Mode | 'manifest') {
     const nodeIds = ranking.nodes.map((n) => n.id);
-    const [annotations, links] = await Promise.all([
-      includeAnnotations
-        ? this.annotations.visibleFor(caller.workspaceId, [ranking.playbook.id, ...ranking.versionIds, ...nodeIds], caller.principal.id)
-        : [],
-      mode === 'full' && nodeIds.length > 1 ? this.repo.linksAmong(caller.workspaceId, nodeIds) : mode === 'full' ? [] : undefined,
-    ]);
+    // Full mode alone needs a second statement: the links among the returned nodes.
+    const links = mode !== 'full' ? undefined : nodeIds.length > 1 ? await this.repo.linksAmong(caller.workspaceId, nodeIds) : [];
     const active = ranking.activeVersion;
     return {
       playbook: {
@@ -106,7 +101,7 @@ export class RetrievalService {
       },
       nodes: ranking.nodes.map((n) => nodeView(n, mode)),
       ...(links ? { links } : {}),
-      annotations,
+      annotations: ranking.annotations,
       truncated: ranking.omittedNodeIds.length > 0,
       omittedNodeIds: ranking.omittedNodeIds,
     };

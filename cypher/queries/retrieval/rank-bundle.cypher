@@ -8,6 +8,7 @@
 //   $maxNodes      int 1..100  hard cap on returned nodes
 //   $changedSince  string|null  ISO timestamp; when set only ranked nodes with updatedAt > it are kept
 //   $withContent   boolean  true => `content` is read and returned (bundle standard/full); false => null
+//   $includeAnnotations boolean, $principalId string: add the annotations that principal may see
 //
 // Result: exactly ONE row (when the playbook is visible), columns
 //   nodes           list of maps in rank order (best first), at most $maxNodes, each
@@ -22,7 +23,9 @@
 //   rankedCount     number of ranked nodes after the changedSince filter (= size(nodes) + size(omittedNodeIds))
 //   playbook        {id, title, slug}; latestVersion {id, versionNumber, status} (highest number);
 //   activeVersion   {id, versionNumber, status, content (JSON text), changeNote} of the approved version, or null;
-//   versionIds      every version's id (annotations on versions come with the bundle)
+//   versionIds      every version's id
+//   annotations     (when $includeAnnotations) the annotations $principalId may see on the playbook, its versions
+//                   and the returned nodes, oldest first, in the API's shape
 //
 // Candidates (rules 1, 2, 5, 6): a breadth-first walk from the playbook over REQUIRES|REFERENCES|RELATES_TO|
 // INDEX_ENTRY links into live nodes of the workspace. Live readFirst nodes are seeds at depth 1 (reason
@@ -204,8 +207,10 @@ CALL (arrivals) {
   ORDER BY score DESC, id ASC
   RETURN collect({node: n, best: best, score: score}) AS ranked
 }
+WITH p, ranked[0..toInteger($maxNodes)] AS kept, ranked[toInteger($maxNodes)..] AS cut, size(ranked) AS rankedCount,
+     COLLECT { MATCH (p)-[:HAS_VERSION]->(v:PlaybookVersion) RETURN v.id } AS versionIds
 RETURN
-  [r IN ranked[0..toInteger($maxNodes)] | {
+  [r IN kept | {
     id: r.node.id, slug: r.node.slug, title: r.node.title, nodeType: r.node.nodeType,
     importance: r.node.importance, readFirst: r.node.readFirst, edgeCaseOnly: r.node.edgeCaseOnly,
     updatedAt: r.node.updatedAt, score: r.score,
@@ -216,8 +221,8 @@ RETURN
     approxTokens: toInteger(ceil(size(coalesce(r.node.content, '')) / 4.0)),
     description: r.node.description, agentSummary: r.node.agentSummary
   }] AS nodes,
-  [r IN ranked[toInteger($maxNodes)..] | r.node.id] AS omittedNodeIds,
-  size(ranked) AS rankedCount,
+  [r IN cut | r.node.id] AS omittedNodeIds,
+  rankedCount,
   p {.id, .title, .slug} AS playbook,
   head(COLLECT {
     MATCH (p)-[:HAS_VERSION]->(v:PlaybookVersion)
@@ -227,4 +232,13 @@ RETURN
     MATCH (p)-[:HAS_VERSION]->(v:PlaybookVersion {status: 'approved'})
     RETURN v {.id, .versionNumber, .status, .content, .changeNote} AS v LIMIT 1
   }) AS activeVersion,
-  COLLECT { MATCH (p)-[:HAS_VERSION]->(v:PlaybookVersion) RETURN v.id } AS versionIds
+  // The annotations the caller may see on the playbook, its versions and the returned nodes, in the same
+  // round trip: workspace overlays, and agent-local ones written by $principalId. Oldest first.
+  CASE WHEN $includeAnnotations THEN COLLECT {
+    MATCH (a:Annotation)
+    WHERE a.workspaceId = $workspaceId
+      AND a.targetId IN [p.id] + versionIds + [r IN kept | r.node.id]
+      AND (a.scopeType = 'workspace_overlay' OR a.authorId = $principalId)
+    WITH a ORDER BY a.createdAt ASC, a.id ASC
+    RETURN a {.id, .targetType, .targetId, .scopeType, .title, .content, .source, .authorId, .createdAt}
+  } ELSE [] END AS annotations
