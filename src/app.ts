@@ -45,6 +45,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   for (const middleware of buildRouter(allRoutes(s), {
     authenticator: s.authenticator,
     quota: s.quota,
+    responseCache: s.responseCache,
     rateLimiter: s.rateLimiter,
     adminToken: s.config.adminToken,
     validateResponses: options.validateResponses,

@@ -10,6 +10,7 @@ import { GraphGenerations } from './infra/generations.js';
 import { type Clock, systemClock } from './infra/ids.js';
 import type { GraphExecutor } from './infra/neo4j.js';
 import { RateLimiter } from './infra/rate-limiter.js';
+import { ResponseCache } from './infra/response-cache.js';
 import { Metrics } from './http/observability.js';
 import { NodeService } from './nodes/service.js';
 import { PlaybookService } from './playbooks/service.js';
@@ -41,6 +42,8 @@ export interface AppServices extends Infra {
   retrieval: RetrievalService;
   annotations: AnnotationService;
   feedback: FeedbackService;
+  /** Ready-made answers keyed by graph generation: bundles, manifests and cacheable reads share it. */
+  responseCache: ResponseCache;
 }
 
 export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial<Pick<Infra, 'clock' | 'metrics'>>): AppServices {
@@ -54,6 +57,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     rateLimiter: base.config.rateLimitPerKeyPerMinute ? new RateLimiter(base.redis, base.config.rateLimitPerKeyPerMinute) : undefined,
   };
   const workspaceRepository = new WorkspaceRepository(base.graph);
+  const responseCache = new ResponseCache(base.config.bundleCache);
   const quota = new QuotaService(shared, (id) => workspaceRepository.get(id));
   return {
     ...shared,
@@ -63,7 +67,8 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     playbooks: new PlaybookService(shared),
     agents: new AgentService(shared),
     nodes: new NodeService(shared),
-    retrieval: new RetrievalService(shared),
+    retrieval: new RetrievalService(shared, responseCache),
+    responseCache,
     annotations: new AnnotationService(shared),
     feedback: new FeedbackService(shared),
   };

@@ -12,10 +12,15 @@ import { hashKey, keyKind } from './keys.js';
 export const unauthorized = () =>
   new AppError('unauthorized', 'A valid API key is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
 
-/** What Redis says about a key right now: the auth epoch, and whether the key is marked revoked. */
+/**
+ * What Redis says about a key right now: the auth epoch, and whether the key is marked revoked; and, read
+ * in the same round trip because every request needs it anyway, the graph generation of the workspace the
+ * request names (null when none is recorded), which keys the response cache.
+ */
 export interface AuthSnapshot {
   epoch: string;
   revoked: boolean;
+  generation?: string | null;
 }
 
 /** A cached answer, with the auth epoch it was loaded under. */
@@ -81,11 +86,16 @@ export class Authenticator {
     await this.flushUses();
   }
 
-  /** Reads the auth epoch and the key's revoked mark in one Redis round trip; undefined when Redis is down. */
-  async snapshot(keyHash: string): Promise<AuthSnapshot | undefined> {
+  /**
+   * Reads the auth epoch, the key's revoked mark and (given a workspace) its graph generation in one Redis
+   * round trip; undefined when Redis is down.
+   */
+  async snapshot(keyHash: string, workspaceId?: string): Promise<AuthSnapshot | undefined> {
     try {
-      const [epoch, revoked] = await this.redis.mget(redisKeys.authEpoch, redisKeys.revokedKey(keyHash));
-      return { epoch: epoch ?? noEpoch, revoked: revoked !== null };
+      const keys = [redisKeys.authEpoch, redisKeys.revokedKey(keyHash)];
+      if (workspaceId) keys.push(redisKeys.graphGeneration(workspaceId));
+      const [epoch, revoked, generation] = await this.redis.mget(...keys);
+      return { epoch: epoch ?? noEpoch, revoked: revoked !== null, generation: generation ?? null };
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'redis unreachable: authenticating against Neo4j');
       this.clear();

@@ -50,6 +50,11 @@ export interface RouteSpec<P extends TObject = Empty, Q extends TObject = Empty,
   access: Access;
   /** Counts against the workspace's monthly retrieval quota (bundle, manifest): see QuotaService. */
   metered?: boolean;
+  /**
+   * For a GET whose answer is derived from the workspace's graph alone (what the graph generation covers):
+   * says whether a 200 body may be kept in the response cache and served again until the generation changes.
+   */
+  cacheable?: (body: any, caller: Caller) => boolean;
   params?: P;
   query?: Q;
   body?: B;

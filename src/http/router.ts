@@ -6,6 +6,7 @@ import { type Authenticator, unauthorized } from '../auth/authenticator.js';
 import { type Caller, roleAtLeast } from '../auth/caller.js';
 import { hashKey, keyKind } from '../auth/keys.js';
 import type { RateLimiter } from '../infra/rate-limiter.js';
+import type { ResponseCache } from '../infra/response-cache.js';
 import type { QuotaService } from '../quota/service.js';
 import { AppError } from './problem.js';
 import type { AnyRoute } from './route.js';
@@ -15,6 +16,7 @@ export interface RouterDeps {
   authenticator: Authenticator;
   quota?: Pick<QuotaService, 'open'>;
   rateLimiter?: RateLimiter;
+  responseCache?: ResponseCache;
   adminToken?: string;
   /** Check every response body against its documented schema (tests): a mismatch is a 500. */
   validateResponses?: boolean;
@@ -68,7 +70,7 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
     // count is taken back if the request then fails for any reason.
     const ticket = route.metered && deps.quota ? await deps.quota.open(keyHash, workspaceId) : undefined;
     try {
-      const snapshot = ticket ? ticket.snapshot : await authenticator.snapshot(keyHash);
+      const snapshot = ticket ? ticket.snapshot : await authenticator.snapshot(keyHash, route.cacheable ? workspaceId : undefined);
       const principal = await authenticator.authenticate(token, snapshot);
       const role = await authenticator.roleIn(principal, workspaceId, snapshot);
       if (!role) throw new AppError('not_found', 'Workspace not found');
@@ -90,6 +92,7 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
         actingUserId: principal.kind === 'user' ? principal.id : principal.sponsorUserId,
       };
       ctx.state.caller = caller;
+      ctx.state.generation = ticket ? ticket.generation : snapshot?.generation;
       await next();
     } catch (err) {
       await ticket?.refund();
@@ -109,7 +112,23 @@ function handle(route: AnyRoute, deps: RouterDeps): Middleware {
     const params = route.params ? validatePart(route.params, ctx.params, 'path') : {};
     const query = validatePart(route.query ?? noQuery, ctx.query, 'query');
     const body = route.body ? validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body') : undefined;
-    await route.handler({ params, query, body, caller: ctx.state.caller, ctx } as never);
+    // A read derived from the workspace's graph alone is answered from the response cache while the graph
+    // generation (read with the auth state, no extra round trip) stays the same.
+    const generation = ctx.state.generation as string | null | undefined;
+    const cacheKey = route.cacheable && generation && deps.responseCache ? `${route.operationId}|${generation}|${ctx.path}|${ctx.querystring}` : undefined;
+    const cached = cacheKey ? deps.responseCache!.get(cacheKey) : undefined;
+    if (cached) {
+      ctx.type = 'application/json';
+      ctx.body = cached.body;
+    } else {
+      await route.handler({ params, query, body, caller: ctx.state.caller, ctx } as never);
+      if (cacheKey && ctx.status === 200 && ctx.body && !Buffer.isBuffer(ctx.body) && route.cacheable!(ctx.body, ctx.state.caller)) {
+        const bytes = Buffer.from(JSON.stringify(ctx.body));
+        deps.responseCache!.set(cacheKey, { body: bytes, etag: '' });
+        ctx.type = 'application/json';
+        ctx.body = bytes;
+      }
+    }
     if (deps.validateResponses) checkResponse(route, ctx);
   };
 }

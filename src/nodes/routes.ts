@@ -135,6 +135,7 @@ export function nodeRoutes(s: AppServices): AnyRoute[] {
   return [
     defineRoute({
       ...nodes, method: 'get', path: '/api/v1/workspaces/:workspaceId/context-nodes', operationId: 'listContextNodes', summary: 'List or search context nodes',
+      cacheable: () => true,
       description: 'Live nodes by default; filter by nodeType and status, sort, page, and search with q. Sending both status and the deprecated archived is 400.',
       access: viewers, params: WorkspaceOnly, query: ListQuery,
       responses: { 200: { description: 'One page of nodes', schema: Type.Object({ nodes: Type.Array(NodeSchema), pagination: Pagination }) } },
@@ -155,6 +156,7 @@ export function nodeRoutes(s: AppServices): AnyRoute[] {
     }),
     defineRoute({
       ...nodes, method: 'get', path: '/api/v1/workspaces/:workspaceId/context-nodes/:nodeId', operationId: 'getContextNode', summary: 'A context node with its links',
+      cacheable: () => true,
       access: viewers, params: NodePath,
       responses: { 200: { description: 'The node with outgoingLinks, incomingLinks and unresolvedLinks', schema: NodeDetailSchema } },
       handler: async ({ ctx, caller, params }) => {

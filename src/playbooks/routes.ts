@@ -19,6 +19,7 @@ export function playbookRoutes(s: AppServices): AnyRoute[] {
   return [
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/playbooks', operationId: 'listPlaybooks', summary: 'List playbooks',
+      cacheable: () => true,
       description:
         'Playbooks of this workspace only: archived playbooks never appear, nor do parent_readonly playbooks of child workspaces ' +
         '(read those by id). status keeps playbooks having at least one version in that status; owner and function_area are exact ' +
@@ -45,6 +46,8 @@ export function playbookRoutes(s: AppServices): AnyRoute[] {
     }),
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId', operationId: 'getPlaybook', summary: 'A playbook with its versions, tags and linked context nodes',
+      // A parent_readonly playbook read under the parent's path belongs to the child, whose generation this request did not read.
+      cacheable: (playbook, caller) => playbook.workspaceId === caller.workspaceId,
       description: `An archived playbook is still readable by id (archivedAt set). ${parentNote}`,
       access: viewers, params: PlaybookPath,
       responses: { 200: { description: 'The playbook', schema: PlaybookDetailSchema } },

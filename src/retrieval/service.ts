@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../http/problem.js';
 import type { ServiceDeps } from '../services.js';
-import { BundleCache, type CachedAnswer } from './bundle-cache.js';
+import type { CachedAnswer, ResponseCache } from '../infra/response-cache.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
 
 export type Mode = 'summary' | 'standard' | 'full';
@@ -46,11 +46,11 @@ export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
  */
 export class RetrievalService {
   private readonly repo: RetrievalRepository;
-  readonly cache: BundleCache;
-
-  constructor(private readonly deps: ServiceDeps) {
+  constructor(
+    private readonly deps: ServiceDeps,
+    readonly cache: ResponseCache,
+  ) {
     this.repo = new RetrievalRepository(deps.graph);
-    this.cache = new BundleCache(deps.config.bundleCache);
   }
 
   bundle(caller: Caller, q: BundleQuery, generation: string, ifNoneMatch: string): Promise<Answer> {

@@ -1,17 +1,17 @@
 import { LRUCache } from 'lru-cache';
 
-/** A ready-to-send answer: the serialised body and its ETag. */
+/** A ready-to-send answer: the serialised body, and its ETag where it has one. */
 export interface CachedAnswer {
   body: Buffer;
   etag: string;
 }
 
 /**
- * Bundle and manifest answers, held as the bytes to send. Keys carry the workspace's graph generation, so
- * an entry can never be served after a change: it is simply never asked for again and ages out (LRU,
- * bounded in bytes).
+ * Answers derived from a workspace's graph alone (bundles, manifests, playbook and node reads), held as
+ * the bytes to send. Keys carry the workspace's graph generation, so an entry can never be served after
+ * a change: it is simply never asked for again and ages out (LRU, bounded in bytes).
  */
-export class BundleCache {
+export class ResponseCache {
   private readonly lru?: LRUCache<string, CachedAnswer>;
   hits = 0;
   misses = 0;
