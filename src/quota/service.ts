@@ -12,7 +12,8 @@ import type { Workspace } from '../workspaces/repository.js';
 
 /** The calendar month (UTC) a moment falls in, as `YYYY-MM`. */
 export function periodOf(at: Date): string {
-  return at.toISOString().slice(0, 7);
+  const month = at.getUTCMonth() + 1;
+  return `${at.getUTCFullYear()}-${month < 10 ? '0' : ''}${month}`;
 }
 
 /** The first instant of the next calendar month (UTC): when the quota resets. */
