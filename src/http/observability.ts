@@ -43,6 +43,19 @@ const validRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
  * request and records the metrics. The route label is the matched pattern, never the raw URL.
  */
 export function observe(logger: Logger, metrics: Metrics): Middleware {
+  // Label sets repeat (a route pattern, a method, a status): their metric children are looked up once.
+  const series = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  const seriesOf = (method: string, route: string, status: string) => {
+    const key = `${method} ${route} ${status}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { method, route, status };
+      found = { count: metrics.requests.labels(labels), time: metrics.duration.labels(labels) };
+      series.set(key, found);
+    }
+    return found;
+  };
+  const logRequests = logger.isLevelEnabled('info');
   return async (ctx: Context, next: Next) => {
     const started = process.hrtime.bigint();
     const given = ctx.get('x-request-id');
@@ -53,12 +66,13 @@ export function observe(logger: Logger, metrics: Metrics): Middleware {
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const labels = { method: ctx.method, route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: String(ctx.status) };
-      metrics.requests.inc(labels);
-      metrics.duration.observe(labels, seconds);
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const { count, time } = seriesOf(ctx.method, route, String(ctx.status));
+      count.inc();
+      time.observe(seconds);
       if (ctx.status === 429 && ctx.body && (ctx.body as { code?: string }).code === 'quota_exceeded') metrics.quotaRejections.inc();
       if (ctx.status === 503) metrics.dependencyErrors.inc({ dependency: /graph/.test(String((ctx.body as { detail?: string })?.detail)) ? 'neo4j' : 'redis' });
-      logger.info({ requestId, method: ctx.method, route: labels.route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      if (logRequests) logger.info({ requestId, method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     }
   };
 }
