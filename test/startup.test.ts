@@ -108,35 +108,29 @@ describe('metrics token', () => {
 });
 
 describe('starting without the tools it needs', () => {
-  it('names the missing tool in one sentence instead of a stack trace', async () => {
+  /** Starts the server with node alone on PATH: no java, no mvn, no redis-server. */
+  async function startWithoutTools(extraEnv: NodeJS.ProcessEnv = {}) {
     const { mkdtempSync, symlinkSync } = await import('node:fs');
     const os = await import('node:os');
     const path = await import('node:path');
-    // A PATH with node and nothing else: no java, no mvn, no redis-server.
     const bin = mkdtempSync(path.join(os.tmpdir(), 'only-node-'));
     symlinkSync(process.execPath, path.join(bin, 'node'));
-    const failure = await run(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { PATH: bin, HOME: process.env.HOME ?? '/tmp', DATA_DIR: bin, LOG_LEVEL: 'silent', PORT: '0' },
+    return run(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { PATH: bin, HOME: process.env.HOME ?? '/tmp', DATA_DIR: bin, LOG_LEVEL: 'silent', PORT: '0', ...extraEnv },
     }).then(
       () => undefined,
       (err: { code: number; stderr: string }) => err,
     );
+  }
+
+  it('names the missing tool in one sentence instead of a stack trace', async () => {
+    const failure = await startWithoutTools();
     expect(failure?.code).to.equal(1);
     expect(failure?.stderr.trim()).to.equal('Java 17 or newer is needed to run Neo4j: install it (apt-get install -y openjdk-17-jre-headless) or set NEO4J_URI.');
   });
 
   it('says so when redis-server is missing and Neo4j is given', async () => {
-    const { mkdtempSync, symlinkSync } = await import('node:fs');
-    const os = await import('node:os');
-    const path = await import('node:path');
-    const bin = mkdtempSync(path.join(os.tmpdir(), 'only-node-'));
-    symlinkSync(process.execPath, path.join(bin, 'node'));
-    const failure = await run(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { PATH: bin, HOME: process.env.HOME ?? '/tmp', DATA_DIR: bin, LOG_LEVEL: 'silent', PORT: '0', NEO4J_URI: env.deps.neo4jUri },
-    }).then(
-      () => undefined,
-      (err: { code: number; stderr: string }) => err,
-    );
+    const failure = await startWithoutTools({ NEO4J_URI: env.deps.neo4jUri });
     expect(failure?.code).to.equal(1);
     expect(failure?.stderr.trim()).to.equal('redis-server is needed: install it (apt-get install -y redis-server) or set REDIS_URL.');
   });

@@ -24,17 +24,9 @@ export interface Annotation {
   createdAt: string;
 }
 
-export interface NewAnnotation {
-  id: string;
-  targetType: TargetType;
-  targetId: string;
-  scopeType: ScopeType;
-  title: string;
-  content: string;
-  source: AnnotationSource;
-  authorId: string;
+/** What is stored: the API's annotation plus the kind of principal that wrote it. */
+export interface NewAnnotation extends Annotation {
   authorKind: 'user' | 'agent';
-  createdAt: string;
 }
 
 export interface AnnotationFilter {
