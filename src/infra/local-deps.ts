@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -63,6 +63,9 @@ export function buildNeo4jLauncher(log: (msg: string) => void = () => {}, releas
   const env = release ? { ...process.env, JAVA_HOME: release.javaHome } : process.env;
   const result = spawnSync('mvn', args, { stdio: 'inherit', env });
   if (result.status !== 0) throw new Error('Building neo4j-launcher with Maven failed (see the output above)');
+  // Maven leaves an unchanged classpath file as it was; mark it built so the next start does not build again.
+  const now = new Date();
+  utimesSync(classpathFile, now, now);
 }
 
 function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs: number): Promise<void> {
