@@ -13,8 +13,18 @@
  *   npm run bench -- --sizes 1000,10000 --quick     shorter (3 s + 1 s)
  *   npm run bench -- --sizes 10000 --clients 16 --scenarios bundle-uncached,raw-driver --cpu-prof
  *
+ * Options: --sizes 1000,10000,100000  --clients 1,16,64  --duration 10  --warmup 2  --quick (3 s + 1 s)
+ *   --rounds 2  --scenarios a,b (default: all but the opt-in bundle-uncached-noann)  --seed 1
+ *   --data-dir bench/.data  --port-from 17900  --neo4j-heap 2g  --page-cache-mb 1024  --no-build  --cpu-prof
+ *
  * The database lives in bench/.data/neo4j and is reused: a workspace already loaded for a size (same seed)
  * is not loaded again (100k nodes take 1-2 minutes). Ports 17900 and up.
+ *
+ * Each measurement is taken in --rounds parts (2): the list of scenarios is gone through once per round, so
+ * that a figure and the baseline it is divided by share the same stretches of a shared, noisy machine. Every
+ * run also records the CPU time per request of the process under test, of Neo4j and of the load driver, and
+ * the share of the machine taken by processes that are not the bench's (`other procs`): CPU per request is
+ * the steadier figure when the machine is busy with something else.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Driver, type ProfiledPlan, routing } from 'neo4j-driver';
+import { QueryCatalog } from '../src/infra/cypher-files.js';
 import { createDriver } from '../src/infra/neo4j.js';
 import { projectRoot } from '../src/infra/project-root.js';
 import { type CpuDelta, CpuMeter, type Proc, PortPool, RssSampler, startNeo4jOn, startNodeServer, startRedisOn } from './deps.js';
@@ -40,6 +51,7 @@ const SCENARIOS = [
   'cheap-read',
   'bare-koa-bytes',
   'bare-koa-constant',
+  'bundle-uncached-noann',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -54,7 +66,11 @@ const LABELS: Record<Scenario, string> = {
   'cheap-read': 'cheap read (GET playbook)',
   'bare-koa-bytes': 'bare Koa, same bytes',
   'bare-koa-constant': 'bare Koa, small constant',
+  'bundle-uncached-noann': 'bundle uncached, no annotations',
 };
+
+/** Diagnostics, run only when named in --scenarios. */
+const OPT_IN: Scenario[] = ['bundle-uncached-noann'];
 
 /** The 304 run is at this client count only (issue 10). */
 const CLIENTS_304 = 16;
@@ -68,6 +84,13 @@ interface Run {
   rssPeak?: number;
   /** CPU used during the measured run (not the warm-up), and per request: `proc` = the process under test. */
   cpu: CpuDelta & { msPerRequest: { proc?: number; neo4j?: number; redis?: number; loadDriver: number } };
+}
+
+/** The uncached bundle (and the raw driver) at 1 client, sizes interleaved: cost against graph size. */
+interface ScalingRun {
+  scenario: Scenario;
+  nodes: number;
+  stats: Stats;
 }
 
 interface SizeResult {
@@ -89,7 +112,7 @@ function parse() {
       warmup: { type: 'string' },
       quick: { type: 'boolean', default: false },
       rounds: { type: 'string', default: '2' },
-      scenarios: { type: 'string', default: SCENARIOS.join(',') },
+      scenarios: { type: 'string', default: SCENARIOS.filter((x) => !OPT_IN.includes(x)).join(',') },
       seed: { type: 'string', default: '1' },
       'data-dir': { type: 'string', default: path.join(projectRoot, 'bench', '.data') },
       'port-from': { type: 'string', default: '17900' },
@@ -147,6 +170,16 @@ function machine() {
     redis: (redis.stdout || '').trim().split(' ').slice(0, 3).join(' '),
     loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
   };
+}
+
+/** The commit measured, and whether src/ or cypher/ differ from it (read-only git calls). */
+function revision(): { commit: string; dirty: boolean } | undefined {
+  // A copy made with `git archive` is not a checkout: its commit can be given as BENCH_REVISION.
+  if (process.env.BENCH_REVISION) return { commit: process.env.BENCH_REVISION, dirty: false };
+  const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: projectRoot, encoding: 'utf8' });
+  if (head.status !== 0) return undefined;
+  const status = spawnSync('git', ['status', '--porcelain', '--', 'src', 'cypher', 'redis'], { cwd: projectRoot, encoding: 'utf8' });
+  return { commit: head.stdout.trim(), dirty: status.stdout.trim().length > 0 };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -226,10 +259,29 @@ function paths(ws: GeneratedWorkspace) {
   const followNodes = ws.nodeIds.filter((_, i) => i % 10 === 0).slice(0, 20);
   return {
     bundle: ws.playbookIds.map((p) => `${w}/context/bundle?playbookId=${p}&maxNodes=20&depth=2`),
+    bundleNoAnnotations: ws.playbookIds.map((p) => `${w}/context/bundle?playbookId=${p}&maxNodes=20&depth=2&includeAnnotations=false`),
     manifest: ws.playbookIds.map((p) => `${w}/context/manifest?playbookId=${p}&maxNodes=20&depth=2`),
     follow: followNodes.map((n) => `${w}/context/nodes/${n}/follow?depth=3`),
     playbook: ws.playbookIds.map((p) => `${w}/playbooks/${p}`),
   };
+}
+
+/**
+ * The parameters the service gives rank-bundle.cypher for GET …/context/bundle?playbookId=…&maxNodes=20&depth=2
+ * called with the owner's user key (src/retrieval/service.ts: mode standard => withContent, includeAnnotations
+ * defaults to true, the principal is the key's user).
+ */
+function rankParams(ws: GeneratedWorkspace): Record<string, unknown>[] {
+  return ws.playbookIds.map((playbookId) => ({
+    workspaceId: ws.workspaceId,
+    playbookId,
+    depth: 2,
+    maxNodes: 20,
+    changedSince: null,
+    withContent: true,
+    includeAnnotations: true,
+    principalId: ws.ownerUserId,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -344,7 +396,7 @@ interface Ratio {
   met?: boolean;
 }
 
-function ratios(results: SizeResult[], apiRssPeak: number): Ratio[] {
+function ratios(results: SizeResult[], apiRssPeak: number, scaling?: ScalingRun[]): Ratio[] {
   const out: Ratio[] = [];
   const add = (name: string, size: number, clients: number | string, a: number | undefined, b: number | undefined, target?: Ratio['target']) => {
     if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return;
@@ -369,10 +421,14 @@ function ratios(results: SizeResult[], apiRssPeak: number): Ratio[] {
     }
   }
   const small = results.find((r) => r.nodes === 1000) ?? results[0];
-  const large = results.find((r) => r.nodes === 100000);
+  const large = results.find((r) => r.nodes === 100000) ?? (results.length > 1 ? results[results.length - 1] : undefined);
   if (small && large) {
+    const sc = (scenario: Scenario, n: number) => scaling?.find((r) => r.scenario === scenario && r.nodes === n)?.stats.p95;
+    // The target is judged on the interleaved measurement when there is one.
+    add(`bundle uncached p95, ${sizeLabel(large.nodes)} / ${sizeLabel(small.nodes)}, interleaved`, large.nodes, 1, sc('bundle-uncached', large.nodes), sc('bundle-uncached', small.nodes), { op: '<=', limit: 1.3 });
+    add(`raw driver p95, ${sizeLabel(large.nodes)} / ${sizeLabel(small.nodes)}, interleaved`, large.nodes, 1, sc('raw-driver', large.nodes), sc('raw-driver', small.nodes));
     for (const c of [1, 16, 64]) {
-      add(`bundle uncached p95, ${sizeLabel(large.nodes)} / ${sizeLabel(small.nodes)}`, large.nodes, c, findRun(large, 'bundle-uncached', c)?.p95, findRun(small, 'bundle-uncached', c)?.p95, c === 1 ? { op: '<=', limit: 1.3 } : undefined);
+      add(`bundle uncached p95, ${sizeLabel(large.nodes)} / ${sizeLabel(small.nodes)}`, large.nodes, c, findRun(large, 'bundle-uncached', c)?.p95, findRun(small, 'bundle-uncached', c)?.p95, c === 1 && !scaling ? { op: '<=', limit: 1.3 } : undefined);
       add(`raw driver p95, ${sizeLabel(large.nodes)} / ${sizeLabel(small.nodes)}`, large.nodes, c, findRun(large, 'raw-driver', c)?.p95, findRun(small, 'raw-driver', c)?.p95);
     }
   }
@@ -419,7 +475,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(143)));
 
   const machineInfo = machine();
-  console.log(`bench: sizes ${opts.sizes.join(',')}; clients ${opts.clients.join(',')}; ${opts.durationS} s per measurement after ${opts.warmupS} s warm-up`);
+  const rev = revision();
+  console.log(`bench: sizes ${opts.sizes.join(',')}; clients ${opts.clients.join(',')}; ${opts.durationS} s per measurement (${opts.rounds} rounds) after ${opts.warmupS} s warm-up`);
   console.log(`machine: ${machineInfo.nproc} CPUs (${machineInfo.cpuModel}), ${machineInfo.memoryGiB} GiB, node ${machineInfo.node}, load average ${machineInfo.loadAverageAtStart.join(' ')}`);
 
   try {
@@ -507,7 +564,8 @@ async function main(): Promise<void> {
       await api(apiCached.url, 'PATCH', `/api/v1/admin/workspaces/${ws.workspaceId}`, adminToken, { monthlyRetrievalLimit: 1_000_000_000 });
     }
 
-    const query = readFileSync(path.join(projectRoot, 'cypher', 'queries', 'retrieval', 'rank-bundle.cypher'), 'utf8');
+    // rank-bundle.cypher exactly as the service sends it (the catalog drops whole-line comments).
+    const query = new QueryCatalog().get('retrieval/rank-bundle');
     const results: SizeResult[] = [];
     const t0 = performance.now();
     for (const size of opts.sizes) {
@@ -540,7 +598,7 @@ async function main(): Promise<void> {
       sampler.watch('bare-koa-bytes', bareBytes.pid);
       meter.watch('bare-koa-bytes', bareBytes.pid);
 
-      const params = ws.playbookIds.map((playbookId) => ({ workspaceId: ws.workspaceId, playbookId, depth: 2, maxNodes: 20, changedSince: null, withContent: true }));
+      const params = rankParams(ws);
       const profile = await profileBundle(driver, query, params);
       const sizeResult: SizeResult = {
         nodes: size,
@@ -571,6 +629,7 @@ async function main(): Promise<void> {
       const plan: { scenario: Scenario; proc?: string; run: (clients: number) => Promise<RawRun> }[] = [
         { scenario: 'raw-driver', run: (c) => driverLoad({ driver: driver!, database: DATABASE, query, params, clients: c, ...m }) },
         { scenario: 'bundle-uncached', proc: apiUncached.name, run: (c) => httpLoad({ baseUrl: apiUncached.url, requests: http(apiUncached.url, p.bundle, auth), clients: c, ...m }) },
+        { scenario: 'bundle-uncached-noann', proc: apiUncached.name, run: (c) => httpLoad({ baseUrl: apiUncached.url, requests: http(apiUncached.url, p.bundleNoAnnotations, auth), clients: c, ...m }) },
         { scenario: 'manifest-uncached', proc: apiUncached.name, run: (c) => httpLoad({ baseUrl: apiUncached.url, requests: http(apiUncached.url, p.manifest, auth), clients: c, ...m }) },
         { scenario: 'bundle-repeated', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.bundle, auth), clients: c, ...m }) },
         { scenario: 'manifest-repeated', proc: apiCached.name, run: (c) => httpLoad({ baseUrl: apiCached.url, requests: http(apiCached.url, p.manifest, auth), clients: c, ...m }) },
@@ -624,11 +683,37 @@ async function main(): Promise<void> {
       meter.unwatch('bare-koa-bytes');
       procs.splice(procs.indexOf(bareBytes), 1);
     }
+    // ---- cost against graph size: the uncached bundle and the raw driver at 1 client, the sizes interleaved
+    // round by round (the per-size tables above were taken minutes apart, on a machine whose load changes).
+    let scaling: ScalingRun[] | undefined;
+    if (opts.sizes.length > 1 && opts.scenarios.has('bundle-uncached')) {
+      console.log('\n== cost against graph size: 1 client, sizes interleaved');
+      const raws = new Map<string, RawRun[]>();
+      for (let round = 0; round < opts.rounds; round++) {
+        for (const size of opts.sizes) {
+          const { ws } = workspaces.get(size)!;
+          const auth = { authorization: `Bearer ${keys.get(size)}` };
+          const warmupS = round === 0 ? opts.warmupS : 0;
+          const durationS = opts.durationS / opts.rounds;
+          const params = rankParams(ws);
+          const push = (k: string, r: RawRun) => raws.set(k, [...(raws.get(k) ?? []), r]);
+          push(`bundle-uncached|${size}`, await httpLoad({ baseUrl: apiUncached.url, requests: paths(ws).bundle.map((u) => ({ path: u, headers: auth })), clients: 1, durationS, warmupS }));
+          if (opts.scenarios.has('raw-driver')) push(`raw-driver|${size}`, await driverLoad({ driver, database: DATABASE, query, params, clients: 1, durationS, warmupS }));
+        }
+      }
+      scaling = [...raws].map(([k, rs]) => {
+        const [scenario, size] = k.split('|');
+        return { scenario: scenario as Scenario, nodes: Number(size), stats: summariseRuns(rs) };
+      });
+      for (const r of scaling) {
+        console.log(`  ${LABELS[r.scenario].padEnd(32)} ${sizeLabel(r.nodes).padStart(5)}  p50 ${fmt(r.stats.p50, 2).padStart(7)}  p95 ${fmt(r.stats.p95, 2).padStart(7)}  p99 ${fmt(r.stats.p99, 2).padStart(7)} ms  ${fmt(r.stats.rps, 0).padStart(6)} req/s`);
+      }
+    }
     const measureSeconds = Math.round((performance.now() - t0) / 1000);
 
     const peaks = sampler.peaks();
     const apiRssPeak = Math.max(peaks[apiUncached.name] ?? 0, peaks[apiCached.name] ?? 0);
-    const rs = ratios(results, apiRssPeak);
+    const rs = ratios(results, apiRssPeak, scaling);
 
     // ---- report
     const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
@@ -637,25 +722,36 @@ async function main(): Promise<void> {
       out.push('', `== ${sizeLabel(r.nodes)} nodes (bundle ${kb(r.bundleBytes.mean)} mean; ${r.profile.rankedCountMean} candidates; ${r.profile.dbHitsMean} db hits per bundle)`);
       out.push(...tableLines(r, opts.clients, false));
     }
+    if (scaling) {
+      out.push('', '== cost against graph size (1 client, sizes interleaved)');
+      for (const r of scaling) out.push(`${LABELS[r.scenario].padEnd(32)}| ${sizeLabel(r.nodes).padStart(5)} | ${fmt(r.stats.p50, 2)} / ${fmt(r.stats.p95, 2)} / ${fmt(r.stats.p99, 2)} ms | ${fmt(r.stats.rps, 0)} req/s`);
+    }
     out.push('', 'ratios (value; target where the issue sets one):', ...ratioLines(rs, false));
     out.push('', `peak RSS: ${Object.entries(peaks).map(([n, b]) => `${n} ${mb(b)}`).join(', ')}`);
     console.log(out.join('\n'));
 
-    const md: string[] = [`Command: \`${command}\` (${opts.durationS} s per measurement after ${opts.warmupS} s warm-up), started ${started.toISOString()}.`, ''];
+    const md: string[] = [`Revision: ${rev ? `${rev.commit}${rev.dirty ? ' (src/, cypher/ or redis/ changed since)' : ''}` : 'unknown (not a git checkout)'}.`, `Command: \`${command}\` (${opts.durationS} s per measurement in ${opts.rounds} rounds, after ${opts.warmupS} s warm-up), started ${started.toISOString()}.`, ''];
     for (const r of results) {
       md.push(`### ${sizeLabel(r.nodes)} nodes`, '', `Bundle ${kb(r.bundleBytes.min)}–${kb(r.bundleBytes.max)} (mean ${kb(r.bundleBytes.mean)}); PROFILE of rank-bundle.cypher: ${r.profile.rankedCountMean} candidates ranked, ${r.profile.dbHitsMean} db hits, ${r.profile.serverMsMean} ms in Neo4j per bundle (mean of the 20 playbooks).`, '');
       md.push(...tableLines(r, opts.clients, true), '');
       md.push(...cpuTableLines(r, opts.clients), '');
+    }
+    if (scaling) {
+      md.push('### Cost against graph size (1 client, sizes interleaved round by round)', '', '| scenario | nodes | p50 / p95 / p99 ms | req/s |', '|---|---|---|---:|');
+      for (const r of scaling) md.push(`| ${LABELS[r.scenario]} | ${sizeLabel(r.nodes)} | ${fmt(r.stats.p50, 2)} / ${fmt(r.stats.p95, 2)} / ${fmt(r.stats.p99, 2)} | ${fmt(r.stats.rps, 0)} |`);
+      md.push('');
     }
     md.push('### Ratios', '', ...ratioLines(rs, true), '', `Peak RSS: ${Object.entries(peaks).map(([n, b]) => `${n} ${mb(b)}`).join(', ')}.`);
     const json = {
       startedAt: started.toISOString(),
       finishedAt: new Date().toISOString(),
       command,
+      revision: rev,
       options: { ...opts, scenarios: [...opts.scenarios] },
       machine: { ...machineInfo, neo4j: `${neo4jVersion} embedded (heap ${opts.neo4jHeap}, page cache ${opts.pageCacheMb} MB)`, loadAverageAtEnd: os.loadavg().map((x) => Math.round(x * 100) / 100) },
       measureSeconds,
       sizes: results,
+      scaling,
       rssPeakBytes: peaks,
       ratios: rs,
       cpuProfiles: opts.cpuProf ? profDir : undefined,
