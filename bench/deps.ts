@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { buildNeo4jLauncher } from '../src/infra/local-deps.js';
+import { buildNeo4jLauncher, stopChild, waitForLine } from '../src/infra/local-deps.js';
 import { projectRoot } from '../src/infra/project-root.js';
 
 export interface Proc {
@@ -40,41 +40,6 @@ export class PortPool {
     }
     throw new Error(`no free port left in ${this.to - 99}..${this.to}`);
   }
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => done(new Error(`${what} did not start within ${timeoutMs / 1000}s:\n${output.slice(-2000)}`)), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (pattern.test(output)) done();
-    };
-    const onExit = (code: number | null) => done(new Error(`${what} exited (code ${code}) before it was ready:\n${output.slice(-2000)}`));
-    const done = (err?: Error) => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.stderr?.off('data', onData);
-      child.off('exit', onExit);
-      if (err) reject(err);
-      else resolve();
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', onExit);
-  });
-}
-
-export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 30_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill(signal);
-  });
 }
 
 /** Sends a child's output to a log file (and keeps its pipes drained). */

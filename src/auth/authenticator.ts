@@ -108,11 +108,11 @@ export class Authenticator {
    * snapshot(); a metered route reads it in its quota round trip instead); undefined means Redis is
    * unreachable and nothing cached is trusted. The router checks the key's form (keyKind) before reading
    * the snapshot, so that a mistyped or truncated key costs no look-up at all; it is checked here again.
+   * `hash` is the key's hash when the caller already has it (the router needs it for the snapshot).
    */
-  async authenticate(token: string, snapshot: AuthSnapshot | undefined): Promise<Principal> {
+  async authenticate(token: string, snapshot: AuthSnapshot | undefined, hash = hashKey(token)): Promise<Principal> {
     if (!keyKind(token)) throw unauthorized();
     if (snapshot?.revoked) throw unauthorized();
-    const hash = hashKey(token);
     const principal = await this.cached(this.principals, hash, snapshot, () => this.loadPrincipal(hash));
     if (principal === 'none') throw unauthorized();
     this.uses.set(principal.keyId, this.now().toISOString());

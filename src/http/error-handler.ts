@@ -1,7 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { isNeo4jUnavailable } from '../infra/neo4j.js';
-import { isRedisUnavailable } from '../infra/redis.js';
+import { isRedisUnavailable, redisUnavailable } from '../infra/redis.js';
 import { AppError } from './problem.js';
 
 export const problemContentType = 'application/problem+json';
@@ -22,12 +21,9 @@ function fromHttpError(err: { status?: number; type?: string; message?: string }
 
 function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
-  if (isNeo4jUnavailable(err)) {
-    return new AppError('service_unavailable', 'The graph database cannot be reached', { headers: { 'Retry-After': '5' } });
-  }
-  if (isRedisUnavailable(err)) {
-    return new AppError('service_unavailable', 'The cache and quota store cannot be reached', { headers: { 'Retry-After': '5' } });
-  }
+  // Neo4j errors arrive translated already (GraphExecutor is the one place that maps them); Redis calls are
+  // spread over several components, so an unreachable Redis is recognised here.
+  if (isRedisUnavailable(err)) return redisUnavailable(err);
   if (err && typeof err === 'object' && 'status' in err) return fromHttpError(err as { status: number });
   return undefined;
 }

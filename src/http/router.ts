@@ -43,8 +43,9 @@ function operatorOnly(deps: RouterDeps): Middleware {
     if (token && sameSecret(token, adminToken)) return next();
     // A valid API key is authenticated but not allowed here (403); anything else is 401.
     if (token && keyKind(token)) {
+      const keyHash = hashKey(token);
       const valid = await authenticator
-        .authenticate(token, await authenticator.snapshot(hashKey(token)))
+        .authenticate(token, await authenticator.snapshot(keyHash), keyHash)
         .then(() => true, () => false);
       if (valid) throw new AppError('forbidden', 'The admin API takes the operator token, not an API key');
     }
@@ -71,7 +72,7 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
     const ticket = route.metered && deps.quota ? await deps.quota.open(keyHash, workspaceId) : undefined;
     try {
       const snapshot = ticket ? ticket.snapshot : await authenticator.snapshot(keyHash, route.cacheable ? workspaceId : undefined);
-      const principal = await authenticator.authenticate(token, snapshot);
+      const principal = await authenticator.authenticate(token, snapshot, keyHash);
       const role = await authenticator.roleIn(principal, workspaceId, snapshot);
       if (!role) throw new AppError('not_found', 'Workspace not found');
       if (deps.rateLimiter) await deps.rateLimiter.check(principal.keyId);

@@ -68,7 +68,8 @@ export function buildNeo4jLauncher(log: (msg: string) => void = () => {}, releas
   utimesSync(classpathFile, now, now);
 }
 
-function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs: number): Promise<void> {
+/** Resolves once the child prints a line matching `pattern`; rejects if it exits or the time runs out. */
+export function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => fail(new Error(`${what} did not start within ${timeoutMs / 1000}s:\n${output.slice(-2000)}`)), timeoutMs);
@@ -96,7 +97,8 @@ function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeout
   });
 }
 
-function stopChild(child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+/** Stops a child with `signal`, and with SIGKILL if it is still there after `timeoutMs`. */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 30_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -104,7 +106,7 @@ function stopChild(child: ChildProcess, timeoutMs = 30_000): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
 }
 

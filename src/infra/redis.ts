@@ -26,14 +26,16 @@ export function isRedisUnavailable(err: unknown): boolean {
   return err.name === 'MaxRetriesPerRequestError' || unavailable.test(err.message);
 }
 
+/** The service's 503 for an unreachable Redis. */
+export function redisUnavailable(cause: unknown): AppError {
+  return new AppError('service_unavailable', 'The cache and quota store cannot be reached', { headers: { 'Retry-After': '5' }, cause });
+}
+
 /** Turns an unreachable Redis into the service's 503. */
 export async function guardRedis<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (isRedisUnavailable(err)) {
-      throw new AppError('service_unavailable', 'The cache and quota store cannot be reached', { headers: { 'Retry-After': '5' }, cause: err });
-    }
-    throw err;
+    throw isRedisUnavailable(err) ? redisUnavailable(err) : err;
   }
 }
