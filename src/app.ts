@@ -1,4 +1,3 @@
-import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { adminRoutes } from './admin/routes.js';
 import { agentRoutes } from './agents/routes.js';
@@ -41,17 +40,14 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   const app = new Koa({ proxy: false });
   app.use(observe(s.logger, s.metrics));
   app.use(errorHandler(s.logger));
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
-  for (const middleware of buildRouter(allRoutes(s), {
+  app.use(buildRouter(allRoutes(s), {
     authenticator: s.authenticator,
     quota: s.quota,
     responseCache: s.responseCache,
     rateLimiter: s.rateLimiter,
     adminToken: s.config.adminToken,
     validateResponses: options.validateResponses,
-  })) {
-    app.use(middleware);
-  }
+  }));
   // Errors are rendered by errorHandler; Koa's own printer would only duplicate them.
   app.silent = true;
   return app;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -45,8 +45,9 @@ export function generateKey(kind: KeyKind): { key: string; prefix: string; hash:
   return { key, prefix: key.slice(0, 12), hash: hashKey(key) };
 }
 
+/** SHA-256 in one call: crypto.hash skips the Hash object createHash builds, and runs on every request. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** The kind a well-formed key with a valid checksum belongs to; undefined for anything else. */

@@ -39,7 +39,7 @@ export function errorHandler(logger: Logger) {
     } catch (err) {
       let problem = toAppError(err);
       if (!problem) {
-        logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, route: ctx._matchedRoute }, 'unhandled error');
+        logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, route: ctx.state.route }, 'unhandled error');
         problem = new AppError('internal_error', 'An unexpected error occurred');
       } else if (problem.status >= 500) {
         logger.warn({ err, requestId: ctx.state.requestId }, problem.message);

@@ -66,7 +66,7 @@ export function observe(logger: Logger, metrics: Metrics): Middleware {
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const route: string = ctx.state.route ?? 'unmatched';
       const { count, time } = seriesOf(ctx.method, route, String(ctx.status));
       count.inc();
       time.observe(seconds);

@@ -41,7 +41,7 @@ export interface HandlerArgs<P extends TObject, Q extends TObject, B extends TSc
  */
 export interface RouteSpec<P extends TObject = Empty, Q extends TObject = Empty, B extends TSchema = TSchema> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** Absolute, in @koa/router syntax: /api/v1/workspaces/:workspaceId/playbooks/:playbookId */
+  /** Absolute, `:name` marks a path parameter: /api/v1/workspaces/:workspaceId/playbooks/:playbookId */
   path: string;
   operationId: string;
   summary: string;

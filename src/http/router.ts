@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
 import { Type } from '@sinclair/typebox';
+import FindMyWay from 'find-my-way';
 import type { Context, Middleware, Next } from 'koa';
 import { type Authenticator, unauthorized } from '../auth/authenticator.js';
 import { type Caller, roleAtLeast } from '../auth/caller.js';
@@ -105,7 +106,7 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
 // A route that takes no query parameters still refuses unknown ones.
 const noQuery = Type.Object({}, { additionalProperties: false });
 
-function handle(route: AnyRoute, deps: RouterDeps): Middleware {
+function handle(route: AnyRoute, deps: RouterDeps): (ctx: Context) => Promise<void> {
   return async (ctx: Context) => {
     if (route.body && ctx.request.length && !ctx.is('application/json')) {
       throw new AppError('unsupported_media_type', 'The request body must be application/json');
@@ -144,26 +145,59 @@ function checkResponse(route: AnyRoute, ctx: Context): void {
   if (problems) throw new Error(`${route.operationId} ${ctx.status} body does not match its schema: ${problems}`);
 }
 
-/** Mounts every route with its access check, validation and handler, plus 404/405 problems for the rest. */
-export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware[] {
-  const router = new Router();
+type Pipeline = (ctx: Context) => Promise<void>;
+
+const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
+const noop = async () => {};
+
+/** One route's whole pipeline as a single function: access check, then body parsing, validation and handler. */
+function pipelineOf(route: AnyRoute, deps: RouterDeps): Pipeline {
+  const access =
+    route.access.kind === 'operator'
+      ? operatorOnly(deps)
+      : route.access.kind === 'workspace'
+        ? workspaceMember(route as AnyRoute & { access: { kind: 'workspace' } }, deps)
+        : undefined;
+  const handler = handle(route, deps);
+  // Only routes that take a body parse one, and only for a caller that passed the access check.
+  const run: Pipeline = route.body ? async (ctx) => parseJson(ctx, () => handler(ctx)) : handler;
+  return access ? (ctx) => access(ctx, () => run(ctx)) : run;
+}
+
+/**
+ * Mounts every route with its access check, validation and handler, plus 404/405 problems for the rest.
+ * Routes are found in a radix tree (find-my-way, Fastify's router): one walk down the path, whatever the
+ * number of routes, where @koa/router tried every route's regexp in turn on every request.
+ */
+export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware {
+  const tree = FindMyWay<never>({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false });
   for (const route of routes) {
-    const access: Middleware[] =
-      route.access.kind === 'operator'
-        ? [operatorOnly(deps)]
-        : route.access.kind === 'workspace'
-          ? [workspaceMember(route as AnyRoute & { access: { kind: 'workspace' } }, deps)]
-          : [];
-    router.register(route.path, [route.method.toUpperCase()], [...access, handle(route, deps)], { name: route.operationId });
+    const pipeline = pipelineOf(route, deps);
+    const method = route.method.toUpperCase();
+    const store = { pattern: route.path, pipeline };
+    tree.on(method as 'GET', route.path, noop as never, store);
+    if (method === 'GET') tree.on('HEAD', route.path, noop as never, store);
   }
-  const unmatched: Middleware = async (ctx, next) => {
-    await next();
-    if (ctx.body !== undefined && ctx.body !== null) return;
-    if (ctx.status === 405 || ctx.status === 501) {
-      const allow = ctx.response.get('Allow');
-      throw new AppError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}`, { headers: { Allow: allow } });
-    }
-    if (ctx.status === 404) throw new AppError('not_found', 'No such route');
+  return async function dispatch(ctx: Context) {
+    const found = tree.find(ctx.method as 'GET', ctx.path);
+    if (!found) return unmatched(ctx);
+    const { pattern, pipeline } = found.store as { pattern: string; pipeline: Pipeline };
+    ctx.params = found.params as Record<string, string>;
+    // The route's pattern labels metrics and logs; the raw URL never does.
+    ctx.state.route = pattern;
+    await pipeline(ctx);
   };
-  return [unmatched, router.routes() as Middleware, router.allowedMethods() as Middleware];
+
+  function unmatched(ctx: Context): void {
+    const allowed = methods.filter((m) => tree.find(m, ctx.path));
+    if (allowed.length === 0) throw new AppError('not_found', 'No such route');
+    const allow = allowed.join(', ');
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Allow', allow);
+      ctx.status = 204;
+      return;
+    }
+    throw new AppError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}`, { headers: { Allow: allow } });
+  }
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../http/problem.js';
 import type { ServiceDeps } from '../services.js';
@@ -66,7 +66,7 @@ export class RetrievalService {
     // Annotations visible to the caller depend on who asks (agent_local ones are private to their author).
     const audience = q.includeAnnotations ? `${caller.principal.kind}:${caller.principal.id}` : '*';
     const key = [caller.workspaceId, generation, kind, mode, q.playbookId, q.maxNodes, q.depth, changedSince ?? '', audience].join('|');
-    const etag = `"${createHash('sha256').update(key).digest('base64url').slice(0, 32)}"`;
+    const etag = `"${hash('sha256', key, 'base64url').slice(0, 32)}"`;
     if (matchesEtag(ifNoneMatch, etag)) return { notModified: true, etag };
     const cached = this.cache.get(key);
     if (cached) return { notModified: false, ...cached };
