@@ -41,6 +41,30 @@ describe('operations endpoints', () => {
     expect(res.headers.get('allow')).to.include('GET');
   });
 
+  it('answers OPTIONS on a known path with the methods it allows', async () => {
+    const res = await request('OPTIONS', '/api/v1/workspaces/ws_any/playbooks');
+    expect(res.status).to.equal(204);
+    expect(res.headers.get('allow')?.split(', ')).to.have.members(['GET', 'HEAD', 'POST']);
+  });
+
+  it('answers HEAD wherever GET is allowed, with the headers and no body', async () => {
+    const res = await request('HEAD', '/healthz');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.include('application/json');
+    expect(res.text).to.equal('');
+  });
+
+  it('a trailing slash reaches the same route', async () => {
+    const res = await request('GET', '/healthz/');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ status: 'ok' });
+  });
+
+  it('checks the key before it reads a body: no key and malformed JSON is 401, not 400', async () => {
+    const res = await request('POST', '/api/v1/workspaces/ws_any/playbooks', { rawBody: '{"name":', headers: { 'content-type': 'application/json' } });
+    problem(res, 401, 'unauthorized');
+  });
+
   it('serves the OpenAPI 3.1 document with absolute paths', async () => {
     const res = await request('GET', '/api/v1/openapi.json');
     expect(res.status).to.equal(200);

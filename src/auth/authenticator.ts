@@ -52,7 +52,8 @@ export class Authenticator {
   private epoch: string | undefined;
   private readonly principals: LRUCache<string, Entry<Principal | 'none'>>;
   private readonly roles: LRUCache<string, Entry<Role | 'none'>>;
-  private uses = new Map<string, string>();
+  /** Key id → when it was last used (a Date, turned into text only when flushed: this runs on every request). */
+  private uses = new Map<string, Date>();
   private flushTimer?: NodeJS.Timeout;
   private readonly now: () => Date;
 
@@ -115,7 +116,7 @@ export class Authenticator {
     if (snapshot?.revoked) throw unauthorized();
     const principal = await this.cached(this.principals, hash, snapshot, () => this.loadPrincipal(hash));
     if (principal === 'none') throw unauthorized();
-    this.uses.set(principal.keyId, this.now().toISOString());
+    this.uses.set(principal.keyId, this.now());
     return principal;
   }
 
@@ -193,7 +194,7 @@ export class Authenticator {
     const pending = this.uses;
     this.uses = new Map();
     try {
-      await this.graph.write('auth/touch-keys', { uses: [...pending].map(([keyId, at]) => ({ keyId, at })) });
+      await this.graph.write('auth/touch-keys', { uses: [...pending].map(([keyId, at]) => ({ keyId, at: at.toISOString() })) });
     } catch (err) {
       this.logger.warn({ err }, 'could not record key use');
       for (const [keyId, at] of pending) if (!this.uses.has(keyId)) this.uses.set(keyId, at);
