@@ -103,10 +103,13 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
   };
 }
 
+/** Everything a matched request goes through, as one function of the context. */
+type Pipeline = (ctx: Context) => Promise<void>;
+
 // A route that takes no query parameters still refuses unknown ones.
 const noQuery = Type.Object({}, { additionalProperties: false });
 
-function handle(route: AnyRoute, deps: RouterDeps): (ctx: Context) => Promise<void> {
+function handle(route: AnyRoute, deps: RouterDeps): Pipeline {
   return async (ctx: Context) => {
     if (route.body && ctx.request.length && !ctx.is('application/json')) {
       throw new AppError('unsupported_media_type', 'The request body must be application/json');
@@ -145,11 +148,8 @@ function checkResponse(route: AnyRoute, ctx: Context): void {
   if (problems) throw new Error(`${route.operationId} ${ctx.status} body does not match its schema: ${problems}`);
 }
 
-type Pipeline = (ctx: Context) => Promise<void>;
-
 const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
-const noop = async () => {};
 
 /** One route's whole pipeline as a single function: access check, then body parsing, validation and handler. */
 function pipelineOf(route: AnyRoute, deps: RouterDeps): Pipeline {
@@ -171,22 +171,22 @@ function pipelineOf(route: AnyRoute, deps: RouterDeps): Pipeline {
  * number of routes, where @koa/router tried every route's regexp in turn on every request.
  */
 export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware {
-  const tree = FindMyWay<never>({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false });
+  // find-my-way is typed for Node's req/res handlers; here a route's handler is its Pipeline and its store
+  // the pattern it was registered with.
+  const tree = FindMyWay<never>({ ignoreTrailingSlash: true });
   for (const route of routes) {
-    const pipeline = pipelineOf(route, deps);
-    const method = route.method.toUpperCase();
-    const store = { pattern: route.path, pipeline };
-    tree.on(method as 'GET', route.path, noop as never, store);
-    if (method === 'GET') tree.on('HEAD', route.path, noop as never, store);
+    const pipeline = pipelineOf(route, deps) as never;
+    const method = route.method.toUpperCase() as 'GET';
+    tree.on(method, route.path, pipeline, route.path);
+    if (method === 'GET') tree.on('HEAD', route.path, pipeline, route.path);
   }
   return async function dispatch(ctx: Context) {
     const found = tree.find(ctx.method as 'GET', ctx.path);
     if (!found) return unmatched(ctx);
-    const { pattern, pipeline } = found.store as { pattern: string; pipeline: Pipeline };
     ctx.params = found.params as Record<string, string>;
     // The route's pattern labels metrics and logs; the raw URL never does.
-    ctx.state.route = pattern;
-    await pipeline(ctx);
+    ctx.state.route = found.store as string;
+    await (found.handler as unknown as Pipeline)(ctx);
   };
 
   function unmatched(ctx: Context): void {
