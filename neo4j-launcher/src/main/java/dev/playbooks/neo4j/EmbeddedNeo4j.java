@@ -35,7 +35,8 @@ public final class EmbeddedNeo4j {
     int port = Integer.parseInt(args[1]);
     long pageCacheMb = args.length > 2 ? Long.parseLong(args[2]) : 512;
     // Extra settings go through a properties file: the only raw-settings entry point both 5.26 and 2026.x have.
-    StringBuilder extra = new StringBuilder();
+    // A local development database reports nothing to Neo4j's usage-data service (on by default).
+    StringBuilder extra = new StringBuilder("dbms.usage_report.enabled=false\n");
     for (int i = 3; i < args.length; i++) {
       if (args[i].indexOf('=') <= 0) throw new IllegalArgumentException("expected setting=value, got " + args[i]);
       extra.append(args[i]).append('\n');
