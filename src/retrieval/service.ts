@@ -33,7 +33,6 @@ const linkTypeNames: Record<string, string> = {
 /** True when an If-None-Match header names this ETag (or is `*`); weak and strong forms compare alike. */
 export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
   if (!ifNoneMatch) return false;
-  if (ifNoneMatch === etag) return true;
   return ifNoneMatch.split(',').some((tag) => {
     const t = tag.trim().replace(/^W\//, '');
     return t === '*' || t === etag;
