@@ -40,14 +40,16 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   const app = new Koa({ proxy: false });
   app.use(observe(s.logger, s.metrics));
   app.use(errorHandler(s.logger));
-  app.use(buildRouter(allRoutes(s), {
+  for (const middleware of buildRouter(allRoutes(s), {
     authenticator: s.authenticator,
     quota: s.quota,
     responseCache: s.responseCache,
     rateLimiter: s.rateLimiter,
     adminToken: s.config.adminToken,
     validateResponses: options.validateResponses,
-  }));
+  })) {
+    app.use(middleware);
+  }
   // Errors are rendered by errorHandler; Koa's own printer would only duplicate them.
   app.silent = true;
   return app;

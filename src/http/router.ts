@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
+import { Router, type RouterContext } from '@koa/router';
 import { Type } from '@sinclair/typebox';
-import FindMyWay from 'find-my-way';
 import type { Context, Middleware, Next } from 'koa';
 import { type Authenticator, unauthorized } from '../auth/authenticator.js';
 import { type Caller, roleAtLeast } from '../auth/caller.js';
@@ -148,11 +148,10 @@ function checkResponse(route: AnyRoute, ctx: Context): void {
   if (problems) throw new Error(`${route.operationId} ${ctx.status} body does not match its schema: ${problems}`);
 }
 
-const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
 
 /** One route's whole pipeline as a single function: access check, then body parsing, validation and handler. */
-function pipelineOf(route: AnyRoute, deps: RouterDeps): Pipeline {
+function pipelineOf(route: AnyRoute, deps: RouterDeps): Middleware {
   const access =
     route.access.kind === 'operator'
       ? operatorOnly(deps)
@@ -162,35 +161,28 @@ function pipelineOf(route: AnyRoute, deps: RouterDeps): Pipeline {
   const handler = handle(route, deps);
   // Only routes that take a body parse one, and only for a caller that passed the access check.
   const run: Pipeline = route.body ? async (ctx) => parseJson(ctx, () => handler(ctx)) : handler;
-  return access ? (ctx) => access(ctx, () => run(ctx)) : run;
+  return async (ctx) => {
+    // The route's pattern labels metrics and logs; the raw URL never does.
+    ctx.state.route = route.path;
+    await (access ? access(ctx, () => run(ctx)) : run(ctx));
+  };
 }
 
 /**
  * Mounts every route with its access check, validation and handler, plus 404/405 problems for the rest.
- * Routes are found in a radix tree (find-my-way, Fastify's router): one walk down the path, whatever the
- * number of routes, where @koa/router tried every route's regexp in turn on every request.
+ * Each route is a single @koa/router layer holding its whole pipeline, so a matched request runs one
+ * function after the router rather than a chain of middleware.
  */
-export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware {
-  // find-my-way is typed for Node's req/res handlers; here a route's handler is its Pipeline and its store
-  // the pattern it was registered with.
-  const tree = FindMyWay<never>({ ignoreTrailingSlash: true });
+export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware[] {
+  const router = new Router();
   for (const route of routes) {
-    const pipeline = pipelineOf(route, deps) as never;
-    const method = route.method.toUpperCase() as 'GET';
-    tree.on(method, route.path, pipeline, route.path);
-    if (method === 'GET') tree.on('HEAD', route.path, pipeline, route.path);
+    // A GET route answers HEAD too (@koa/router adds it).
+    router.register(route.path, [route.method.toUpperCase()], pipelineOf(route, deps), { name: route.operationId });
   }
-  return async function dispatch(ctx: Context) {
-    const found = tree.find(ctx.method as 'GET', ctx.path);
-    if (!found) return unmatched(ctx);
-    ctx.params = found.params as Record<string, string>;
-    // The route's pattern labels metrics and logs; the raw URL never does.
-    ctx.state.route = found.store as string;
-    await (found.handler as unknown as Pipeline)(ctx);
-  };
-
-  function unmatched(ctx: Context): void {
-    const allowed = methods.filter((m) => tree.find(m, ctx.path));
+  // Reached only when no route took the request: the layers whose path matched say which methods would have.
+  const unmatched: Middleware = async (ctx) => {
+    const matched = (ctx as unknown as RouterContext).matched ?? [];
+    const allowed = [...new Set(matched.flatMap((layer) => layer.methods))];
     if (allowed.length === 0) throw new AppError('not_found', 'No such route');
     const allow = allowed.join(', ');
     if (ctx.method === 'OPTIONS') {
@@ -199,5 +191,6 @@ export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware {
       return;
     }
     throw new AppError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}`, { headers: { Allow: allow } });
-  }
+  };
+  return [router.routes() as Middleware, unmatched];
 }
