@@ -4,7 +4,8 @@
  * Starts its own Neo4j (embedded launcher) and redis-server, loads (or reuses) one workspace per size with
  * bench/generate.ts, builds the API and runs it as two separate OS processes - BUNDLE_CACHE=off (the
  * "uncached" figures: every bundle and manifest runs its Cypher) and the default cache on (the "repeated"
- * figures, graph unchanged) - next to two bare Koa processes (bench/baselines.ts), and drives them with
+ * figures, graph unchanged) - next to three bare Koa processes (bench/baselines.ts: a small constant, the
+ * service's exact bytes, and, as a diagnostic at 16 clients, the constant after one Redis MGET), and drives them with
  * autocannon from this process. The floor is rank-bundle.cypher run straight through neo4j-driver, from this
  * process, with the same parameters, concurrency and playbook rotation. Prints a table per size and the
  * issue's ratios, and writes bench/results/<timestamp>.json (and .md).
@@ -51,6 +52,7 @@ const SCENARIOS = [
   'cheap-read',
   'bare-koa-bytes',
   'bare-koa-constant',
+  'bare-koa-redis',
   'bundle-uncached-noann',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -66,14 +68,16 @@ const LABELS: Record<Scenario, string> = {
   'cheap-read': 'cheap read (GET playbook)',
   'bare-koa-bytes': 'bare Koa, same bytes',
   'bare-koa-constant': 'bare Koa, small constant',
+  'bare-koa-redis': 'bare Koa + Redis MGET',
   'bundle-uncached-noann': 'bundle uncached, no annotations',
 };
 
 /** Diagnostics, run only when named in --scenarios. */
 const OPT_IN: Scenario[] = ['bundle-uncached-noann'];
 
-/** The 304 run is at this client count only (issue 10). */
+/** The 304 run (issue 10), and the bare-Koa-plus-Redis diagnostic beside it, are at this client count only. */
 const CLIENTS_304 = 16;
+const ONLY_AT_16: Scenario[] = ['bundle-304', 'bare-koa-redis'];
 const DATABASE = 'neo4j';
 
 interface Run {
@@ -416,6 +420,9 @@ function ratios(results: SizeResult[], apiRssPeak: number, scaling?: ScalingRun[
       add('bundle repeated / bare Koa same bytes, p95', r.nodes, c, findRun(r, 'bundle-repeated', c)?.p95, findRun(r, 'bare-koa-bytes', c)?.p95, tenK && c === 16 ? { op: '<=', limit: 1.5 } : undefined);
     }
     add('bundle 304 / bare Koa constant, req/s', r.nodes, CLIENTS_304, findRun(r, 'bundle-304', CLIENTS_304)?.rps, findRun(r, 'bare-koa-constant', CLIENTS_304)?.rps, { op: '>=', limit: 0.5 });
+    // Diagnostic, no target: the cached paths against a ceiling that also makes the one Redis round trip.
+    add('bundle 304 / bare Koa + Redis, req/s', r.nodes, CLIENTS_304, findRun(r, 'bundle-304', CLIENTS_304)?.rps, findRun(r, 'bare-koa-redis', CLIENTS_304)?.rps);
+    add('cheap read / bare Koa + Redis, req/s', r.nodes, CLIENTS_304, findRun(r, 'cheap-read', CLIENTS_304)?.rps, findRun(r, 'bare-koa-redis', CLIENTS_304)?.rps);
     for (const c of [1, 16, 64]) {
       add('cheap read / bare Koa constant, req/s', r.nodes, c, findRun(r, 'cheap-read', c)?.rps, findRun(r, 'bare-koa-constant', c)?.rps, c === 16 ? { op: '>=', limit: 0.5 } : undefined);
     }
@@ -554,6 +561,11 @@ async function main(): Promise<void> {
     procs.push(bareConstant);
     sampler.watch('bare-koa-constant', bareConstant.pid);
     meter.watch('bare-koa-constant', bareConstant.pid);
+    const redisPort = await ports.take();
+    const bareRedis = await startNodeServer({ name: 'bare-koa-redis', port: redisPort, args: baselineArgs('redis', String(redisPort), redisProc.url), env: process.env, readyPath: '/ready', logFile: path.join(logDir, 'bare-redis.log') });
+    procs.push(bareRedis);
+    sampler.watch('bare-koa-redis', bareRedis.pid);
+    meter.watch('bare-koa-redis', bareRedis.pid);
     const bytesPort = await ports.take();
 
     // ---- keys and limits through the admin API
@@ -643,9 +655,10 @@ async function main(): Promise<void> {
         // The same URLs and headers as the repeated bundle run, answered with the bytes the service sent for them.
         { scenario: 'bare-koa-bytes', proc: bareBytes.name, run: (c) => httpLoad({ baseUrl: bareBytes.url, requests: http(bareBytes.url, p.bundle, auth), clients: c, ...m }) },
         { scenario: 'bare-koa-constant', proc: bareConstant.name, run: (c) => httpLoad({ baseUrl: bareConstant.url, requests: [{ path: '/', headers: auth }], clients: c, ...m }) },
+        { scenario: 'bare-koa-redis', proc: bareRedis.name, run: (c) => httpLoad({ baseUrl: bareRedis.url, requests: [{ path: '/', headers: auth }], clients: c, ...m }) },
       ];
       for (const clients of opts.clients) {
-        const steps = plan.filter((st) => opts.scenarios.has(st.scenario) && (st.scenario !== 'bundle-304' || clients === CLIENTS_304));
+        const steps = plan.filter((st) => opts.scenarios.has(st.scenario) && (!ONLY_AT_16.includes(st.scenario) || clients === CLIENTS_304));
         const acc = new Map<Scenario, { raws: RawRun[]; deltas: CpuDelta[]; rssPeak?: number }>();
         for (let round = 0; round < opts.rounds; round++) {
           m.warmupS = round === 0 ? opts.warmupS : 0;
