@@ -8,7 +8,7 @@
  * starting at position k, one after the other.
  */
 import autocannon from 'autocannon';
-import { type Driver, routing } from 'neo4j-driver';
+import neo4j, { type Driver } from 'neo4j-driver';
 
 export interface Stats {
   requests: number;
@@ -134,7 +134,9 @@ export async function httpLoad(opts: {
 
 /**
  * The floor: the same Cypher text and parameters straight through neo4j-driver, `clients` concurrent loops,
- * each awaiting its answer and turning the records into objects exactly as the service's GraphExecutor does.
+ * each awaiting its answer and turning the records into objects. The statement is run the way the service's
+ * GraphExecutor.read runs it, an auto-commit read in a session sharing executeQuery's bookmark manager, so
+ * that the ratio compares the service with the very driver calls it makes.
  */
 export async function driverLoad(opts: {
   driver: Driver;
@@ -156,8 +158,13 @@ export async function driverLoad(opts: {
         const params = opts.params[i % opts.params.length];
         const t0 = performance.now();
         try {
-          const result = await opts.driver.executeQuery(opts.query, params, { database: opts.database, routing: routing.READ });
-          result.records.map((r) => r.toObject());
+          const session = opts.driver.session({ database: opts.database, defaultAccessMode: neo4j.session.READ, bookmarkManager: opts.driver.executeQueryBookmarkManager });
+          try {
+            const result = await session.run(opts.query, params);
+            result.records.map((r) => r.toObject());
+          } finally {
+            await session.close();
+          }
           if (record) latencies.push(performance.now() - t0);
         } catch {
           errors += 1;

@@ -1,3 +1,4 @@
+import { type Socket, createConnection, createServer } from 'node:net';
 import { expect } from 'chai';
 import pino from 'pino';
 import { createApp } from '../src/app.js';
@@ -66,6 +67,60 @@ describe('errors are problem+json', () => {
     const w = await createWorkspace();
     const res = await request('GET', w.path('/usage?secret=abc'), { token: w.owner.key });
     expect(res.body.instance).to.equal(w.path('/usage'));
+  });
+
+  describe('when the connection to Neo4j drops', () => {
+    let url: string;
+    let dropped = 0;
+    let close: () => Promise<void>;
+
+    before(async () => {
+      // Real Neo4j behind a TCP relay that cuts the first two connections it is given, as a restarting
+      // server or a dropped network would: the driver sees a retryable error and must try again.
+      const target = new URL(env.deps.neo4jUri);
+      const sockets = new Set<Socket>();
+      const relay = createServer((client) => {
+        sockets.add(client);
+        client.on('close', () => sockets.delete(client));
+        if (dropped < 2) {
+          dropped += 1;
+          client.destroy();
+          return;
+        }
+        const upstream = createConnection(Number(target.port), target.hostname);
+        sockets.add(upstream);
+        client.pipe(upstream).pipe(client);
+        const end = () => { client.destroy(); upstream.destroy(); };
+        client.on('error', end).on('close', end);
+        upstream.on('error', end).on('close', end);
+      });
+      await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+      const config = testConfig();
+      const driver = createDriver({ ...config.neo4j, uri: `bolt://127.0.0.1:${(relay.address() as { port: number }).port}` });
+      const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
+      const redis = createRedis(env.deps.redisUrl);
+      await redis.connect();
+      const app = createApp(createServices({ config, logger: pino({ level: 'silent' }), graph, redis }));
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise((r) => server.once('listening', r));
+      url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      close = async () => {
+        server.close();
+        await driver.close();
+        redis.disconnect();
+        for (const s of sockets) s.destroy();
+        relay.close();
+      };
+    });
+    after(() => close());
+
+    it('a read that meets a dropped connection is retried and answers, not 503', async () => {
+      const w = await createWorkspace();
+      const res = await request('GET', w.path(), { token: w.owner.key, baseUrl: url });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.id).to.equal(w.workspaceId);
+      expect(dropped).to.equal(2);
+    });
   });
 
   describe('when a dependency is down', () => {
