@@ -77,8 +77,8 @@ export class GraphExecutor {
 
   /**
    * One read-only statement, run as an auto-commit transaction: RUN and PULL go out together and come back in
-   * one answer, where executeQuery's managed transaction adds a BEGIN and a COMMIT round trip. On the bundle
-   * query that is 20-50 % more bundles a second at the same Neo4j load (bench/RESULTS.md). What the managed
+   * one answer, where executeQuery's managed transaction adds a BEGIN and a COMMIT round trip. Measured on the
+   * bundle query: 10-30 % more bundles a second and a fifth less client CPU (bench/RESULTS.md). What the managed
    * form gave is kept: a retryable error is retried within the same budget (a read is safe to repeat), and
    * the session shares executeQuery's bookmark manager, so a read still sees every write this process
    * committed before it, on a cluster too.
