@@ -17,9 +17,10 @@ import { readFileSync } from 'node:fs';
 import Koa from 'koa';
 import { createRedis } from '../src/infra/redis.js';
 
-const [mode, portArg, file] = process.argv.slice(2);
+// The third argument is the bytes FILE or the REDIS_URL, by mode.
+const [mode, portArg, source] = process.argv.slice(2);
 const port = Number(portArg);
-if (!['constant', 'bytes', 'redis'].includes(mode) || !Number.isInteger(port) || (mode !== 'constant' && !file)) {
+if (!['constant', 'bytes', 'redis'].includes(mode) || !Number.isInteger(port) || (mode !== 'constant' && !source)) {
   console.error('usage: baselines.ts constant PORT | baselines.ts bytes PORT FILE | baselines.ts redis PORT REDIS_URL');
   process.exit(2);
 }
@@ -27,10 +28,10 @@ if (!['constant', 'bytes', 'redis'].includes(mode) || !Number.isInteger(port) ||
 const constant = Buffer.from('{"ok":true}');
 const bodies = new Map<string, Buffer>();
 if (mode === 'bytes') {
-  for (const [url, b64] of Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>)) bodies.set(url, Buffer.from(b64, 'base64'));
+  for (const [url, b64] of Object.entries(JSON.parse(readFileSync(source, 'utf8')) as Record<string, string>)) bodies.set(url, Buffer.from(b64, 'base64'));
 }
 
-const redis = mode === 'redis' ? createRedis(file) : undefined;
+const redis = mode === 'redis' ? createRedis(source) : undefined;
 await redis?.connect();
 const gateKeys = ['bench:auth-epoch', 'bench:revoked', 'bench:generation'];
 

@@ -9,6 +9,30 @@ import { createServices } from '../src/services.js';
 import { addMember, createWorkspace, problem, request } from './support/api.js';
 import { adminToken, env, testConfig } from './support/harness.js';
 
+/**
+ * A second API process in this test process, on its own port, whose Neo4j and Redis are the given URLs (a
+ * closed port, a relay, or the real ones). Redis is connected only when it is expected to answer.
+ */
+async function apiWith(neo4jUri: string, redisUrl: string, options: { redisUp: boolean }): Promise<{ url: string; close: () => Promise<void> }> {
+  const config = testConfig();
+  const driver = createDriver({ ...config.neo4j, uri: neo4jUri });
+  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
+  const redis = createRedis(redisUrl);
+  if (options.redisUp) await redis.connect();
+  else redis.on('error', () => {});
+  const app = createApp(createServices({ config, logger: pino({ level: 'silent' }), graph, redis }));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: async () => {
+      server.close();
+      await driver.close();
+      redis.disconnect();
+    },
+  };
+}
+
 describe('errors are problem+json', () => {
   it('malformed JSON is 400 and changes nothing', async () => {
     const res = await request('POST', '/api/v1/admin/users', { token: adminToken, rawBody: '{"email": ', headers: { 'content-type': 'application/json' } });
@@ -95,19 +119,10 @@ describe('errors are problem+json', () => {
         upstream.on('error', end).on('close', end);
       });
       await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
-      const config = testConfig();
-      const driver = createDriver({ ...config.neo4j, uri: `bolt://127.0.0.1:${(relay.address() as { port: number }).port}` });
-      const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
-      const redis = createRedis(env.deps.redisUrl);
-      await redis.connect();
-      const app = createApp(createServices({ config, logger: pino({ level: 'silent' }), graph, redis }));
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise((r) => server.once('listening', r));
-      url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const api = await apiWith(`bolt://127.0.0.1:${(relay.address() as { port: number }).port}`, env.deps.redisUrl, { redisUp: true });
+      url = api.url;
       close = async () => {
-        server.close();
-        await driver.close();
-        redis.disconnect();
+        await api.close();
         for (const s of sockets) s.destroy();
         relay.close();
       };
@@ -129,21 +144,7 @@ describe('errors are problem+json', () => {
 
     before(async () => {
       // An API whose Neo4j is a closed port and whose Redis is the real one, then one with a dead Redis.
-      const config = testConfig();
-      const logger = pino({ level: 'silent' });
-      const driver = createDriver({ ...config.neo4j, uri: 'bolt://127.0.0.1:1' });
-      const graph = new GraphExecutor(driver, 'neo4j', new QueryCatalog());
-      const redis = createRedis(env.deps.redisUrl);
-      await redis.connect();
-      const app = createApp(createServices({ config, logger, graph, redis }));
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise((r) => server.once('listening', r));
-      url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-      close = async () => {
-        server.close();
-        await driver.close();
-        redis.disconnect();
-      };
+      ({ url, close } = await apiWith('bolt://127.0.0.1:1', env.deps.redisUrl, { redisUp: true }));
     });
     after(() => close());
 
@@ -159,16 +160,7 @@ describe('errors are problem+json', () => {
   });
 
   it('an unreachable Redis makes readyz and usage 503', async () => {
-    const config = testConfig();
-    const logger = pino({ level: 'silent' });
-    const driver = createDriver({ ...config.neo4j, uri: env.deps.neo4jUri });
-    const graph = new GraphExecutor(driver, 'neo4j', new QueryCatalog());
-    const redis = createRedis('redis://127.0.0.1:1');
-    redis.on('error', () => {});
-    const app = createApp(createServices({ config, logger, graph, redis }));
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const { url: baseUrl, close } = await apiWith(env.deps.neo4jUri, 'redis://127.0.0.1:1', { redisUp: false });
     try {
       const w = await createWorkspace();
       const ready = await request('GET', '/readyz', { baseUrl });
@@ -178,9 +170,7 @@ describe('errors are problem+json', () => {
       problem(usage, 503, 'service_unavailable');
       expect(usage.headers.get('retry-after')).to.match(/^\d+$/);
     } finally {
-      server.close();
-      await driver.close();
-      redis.disconnect();
+      await close();
     }
   });
 });
