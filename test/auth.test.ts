@@ -199,6 +199,24 @@ describe('authentication', () => {
       expect(counts.touches).to.be.at.most(1);
     });
 
+    it('the requests of one event-loop turn share one MGET, and each sees a revocation made before it', async () => {
+      const w = await createWorkspace();
+      const agent = await createAgent(w);
+      const revoked = await createAgentKey(w, agent.agentId);
+      expect((await request('DELETE', w.path(`/agents/${agent.agentId}/keys/${revoked.keyId}`), { token: w.owner.key })).status).to.equal(204);
+      const { authenticator, redis } = env.service.services;
+      const epoch = await redis.get('auth:epoch');
+      const counts = await countLookups(env.service, async () => {
+        const hashes = [agent.key, revoked.key, w.owner.key, agent.key].map(hashKey);
+        const snapshots = await Promise.all(hashes.map((h) => authenticator.snapshot(h, w.workspaceId)));
+        expect(snapshots.map((s) => s?.revoked)).to.deep.equal([false, true, false, false]);
+        expect(new Set(snapshots.map((s) => s?.epoch))).to.deep.equal(new Set([epoch]));
+        expect(new Set(snapshots.map((s) => s?.generation)).size).to.equal(1);
+      });
+      expect(counts.mget).to.equal(1);
+      problem(await request('GET', w.path(), { token: revoked.key }), 401, 'unauthorized');
+    });
+
     it('lastUsedAt is recorded in batches and shows in the key listing after a flush', async () => {
       const w = await createWorkspace();
       const agent = await createAgent(w);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { hashKey } from '../src/auth/keys.js';
 import { redisKeys } from '../src/infra/redis-keys.js';
 import { periodOf } from '../src/quota/service.js';
 import type { RunningService } from '../src/runtime.js';
@@ -63,6 +64,32 @@ describe('monthly retrieval quota', () => {
     expect(statuses.filter((s) => s === 200)).to.have.length(7);
     expect(statuses.filter((s) => s === 429)).to.have.length(13);
     expect(await usage(w)).to.include({ used: 7, limit: 7, remaining: 0 });
+  });
+
+  it('the retrievals of one event-loop turn share one gate script, and still get exactly min(N, R) counted', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    await setLimit(w, 5);
+    // Seeds the limit and the counter, so that the turn below needs no second attempt.
+    expect((await request('GET', w.path(`/context/manifest?playbookId=${playbookId}`), { token: w.owner.key })).status).to.equal(200);
+    const { quota, redis } = env.service.services;
+    const gateRedis = redis as typeof redis & { retrievalGate: (...args: unknown[]) => Promise<unknown> };
+    const gate = gateRedis.retrievalGate;
+    let scripts = 0;
+    gateRedis.retrievalGate = (...args: unknown[]) => {
+      scripts += 1;
+      return gate.apply(redis, args);
+    };
+    try {
+      const tickets = await Promise.all(Array.from({ length: 12 }, () => quota.open(hashKey(w.owner.key), w.workspaceId)));
+      expect(scripts).to.equal(1);
+      expect(tickets.filter((t) => !t.exhausted)).to.have.length(4);
+      expect(tickets.map((t) => t.headers['RateLimit-Remaining'])).to.deep.equal(['3', '2', '1', '0', ...Array(8).fill('0')]);
+      expect(new Set(tickets.map((t) => t.generation)).size).to.equal(1);
+    } finally {
+      gateRedis.retrievalGate = gate;
+    }
+    expect(await usage(w)).to.include({ used: 5, limit: 5, remaining: 0 });
   });
 
   it('past the limit answers 429 quota_exceeded with Retry-After until the next month', async () => {

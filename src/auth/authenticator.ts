@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { AppError } from '../http/problem.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
+import { perTurn } from '../infra/redis.js';
 import { redisKeys } from '../infra/redis-keys.js';
 import type { Principal, Role } from './caller.js';
 import { hashKey, keyKind } from './keys.js';
@@ -56,6 +57,20 @@ export class Authenticator {
   private uses = new Map<string, Date>();
   private flushTimer?: NodeJS.Timeout;
   private readonly now: () => Date;
+  private readonly readSnapshot = perTurn<{ keyHash: string; workspaceId?: string }, AuthSnapshot>(async (requests) => {
+    // One MGET for the turn: the epoch once, then each distinct revoked mark and generation once.
+    const names: string[] = [redisKeys.authEpoch];
+    const positions = new Map<string, number>();
+    const position = (name: string) => {
+      let at = positions.get(name);
+      if (at === undefined) positions.set(name, (at = names.push(name) - 1));
+      return at;
+    };
+    const wanted = requests.map((r) => [position(redisKeys.revokedKey(r.keyHash)), r.workspaceId ? position(redisKeys.graphGeneration(r.workspaceId)) : -1]);
+    const values = await this.redis.mget(names);
+    const epoch = values[0] ?? noEpoch;
+    return wanted.map(([revoked, generation]) => ({ epoch, revoked: values[revoked] !== null, generation: generation < 0 ? null : (values[generation] ?? null) }));
+  });
 
   constructor(
     private readonly graph: GraphExecutor,
@@ -89,14 +104,11 @@ export class Authenticator {
 
   /**
    * Reads the auth epoch, the key's revoked mark and (given a workspace) its graph generation in one Redis
-   * round trip; undefined when Redis is down.
+   * round trip, shared by every request of the same event-loop turn (one MGET); undefined when Redis is down.
    */
   async snapshot(keyHash: string, workspaceId?: string): Promise<AuthSnapshot | undefined> {
     try {
-      const keys = [redisKeys.authEpoch, redisKeys.revokedKey(keyHash)];
-      if (workspaceId) keys.push(redisKeys.graphGeneration(workspaceId));
-      const [epoch, revoked, generation] = await this.redis.mget(...keys);
-      return { epoch: epoch ?? noEpoch, revoked: revoked !== null, generation: generation ?? null };
+      return await this.readSnapshot({ keyHash, workspaceId });
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'redis unreachable: authenticating against Neo4j');
       this.clear();

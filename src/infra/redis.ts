@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { Redis } from 'ioredis';
 import { AppError } from '../http/problem.js';
 
@@ -13,10 +14,30 @@ export function createRedis(url: string, options: { subscriber?: boolean } = {})
     commandTimeout: options.subscriber ? undefined : 2_000,
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    // Commands issued in the same event-loop turn (one per concurrent request on the hot path) leave in one
-    // write: the socket write, not Redis, is what a round trip costs most here.
-    enableAutoPipelining: !options.subscriber,
+    // The hot path's reads are coalesced into one command per event-loop turn already (perTurn, below); the
+    // rest is rare writes, which gain nothing from ioredis deferring them by a turn to pipeline them.
+    enableAutoPipelining: false,
   });
+}
+
+/** At most this many requests share one coalesced command (bounds the time Redis spends on one script). */
+const maxRequestsPerCommand = 256;
+
+/**
+ * Coalesces the Redis reads that requests make in the same event-loop turn into one command. `send` gets
+ * every request of the turn and answers each (a value or an Error). Each request still waits for a command
+ * sent after it arrived, so it sees every change committed before it, exactly as with a command of its own;
+ * but N concurrent requests cost ioredis, the socket and Redis one command instead of N (bench/RESULTS.md:
+ * the round trip was the largest cost of a cached answer that bare Koa does not have). The batch leaves on
+ * setImmediate, after the poll phase has read every request that had arrived.
+ */
+export function perTurn<Req, Res>(send: (requests: readonly Req[]) => Promise<(Res | Error)[]>): (request: Req) => Promise<Res> {
+  const loader = new DataLoader<Req, Res>(send, {
+    cache: false,
+    maxBatchSize: maxRequestsPerCommand,
+    batchScheduleFn: (dispatch) => setImmediate(dispatch),
+  });
+  return (request) => loader.load(request);
 }
 
 const unavailable = /ECONNREFUSED|ECONNRESET|EPIPE|Connection is closed|Stream isn't writeable|Command timed out|MaxRetriesPerRequest|Reached the max retries/i;

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { AuthSnapshot } from '../auth/authenticator.js';
 import { AppError } from '../http/problem.js';
 import { projectRoot } from '../infra/project-root.js';
-import { guardRedis } from '../infra/redis.js';
+import { guardRedis, perTurn } from '../infra/redis.js';
 import { redisKeys } from '../infra/redis-keys.js';
 import type { ServiceDeps } from '../services.js';
 import type { Workspace } from '../workspaces/repository.js';
@@ -40,6 +40,7 @@ export interface QuotaTicket {
 }
 
 type GateReply = [string, number, string, 'ok' | 'exhausted' | 'revoked' | 'seed-limit' | 'seed-count', number, number];
+type GateRedis = Redis & { retrievalGate(numberOfKeys: number, ...args: (string | number)[]): Promise<GateReply[]> };
 
 const gateScript = readFileSync(path.join(projectRoot, 'redis', 'retrieval-gate.lua'), 'utf8');
 /** Cached workspace limits expire so that a plan change reaches every process even if its DEL was lost. */
@@ -55,13 +56,20 @@ const counterTtlSeconds = 40 * 24 * 3600;
 export class QuotaService {
   private readonly touched = new Set<string>();
   private timer?: NodeJS.Timeout;
+  /** The gate for every retrieval of an event-loop turn in one script call (redis/retrieval-gate.lua). */
+  private readonly gate = perTurn<{ keyHash: string; workspaceId: string; counterKey: string }, GateReply>((requests) => {
+    const keys: string[] = [redisKeys.authEpoch];
+    for (const r of requests) keys.push(redisKeys.revokedKey(r.keyHash), redisKeys.graphGeneration(r.workspaceId), r.counterKey, redisKeys.quotaLimit(r.workspaceId));
+    return (this.deps.redis as GateRedis).retrievalGate(keys.length, ...keys, counterTtlSeconds, randomUUID());
+  });
 
   constructor(
     private readonly deps: ServiceDeps,
     private readonly loadWorkspace: (workspaceId: string) => Promise<Workspace | undefined>,
     private readonly persistEveryMs = 30_000,
   ) {
-    deps.redis.defineCommand('retrievalGate', { numberOfKeys: 5, lua: gateScript });
+    // The number of keys varies with the number of retrievals sent together; it is the first argument.
+    deps.redis.defineCommand('retrievalGate', { lua: gateScript });
   }
 
   start(): void {
@@ -98,17 +106,15 @@ export class QuotaService {
 
   /**
    * Counts one retrieval for the workspace unless its quota is exhausted, reading the auth state and the
-   * graph generation in the same round trip. Throws 503 when Redis cannot be reached: nothing may be
-   * served that cannot be counted.
+   * graph generation in the same round trip (shared with the other retrievals of the same event-loop turn).
+   * Throws 503 when Redis cannot be reached: nothing may be served that cannot be counted.
    */
   async open(keyHash: string, workspaceId: string): Promise<QuotaTicket> {
     const now = this.deps.clock();
     const period = periodOf(now);
     const counterKey = redisKeys.quota(workspaceId, period);
-    const keys = [redisKeys.authEpoch, redisKeys.revokedKey(keyHash), redisKeys.graphGeneration(workspaceId), counterKey, redisKeys.quotaLimit(workspaceId)];
-    const redis = this.deps.redis as Redis & { retrievalGate(...args: (string | number)[]): Promise<GateReply> };
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [epoch, revoked, generation, state, used, limit] = await guardRedis(() => redis.retrievalGate(...keys, counterTtlSeconds, randomUUID()));
+      const [epoch, revoked, generation, state, used, limit] = await guardRedis(() => this.gate({ keyHash, workspaceId, counterKey }));
       if (state === 'seed-limit') {
         await this.seedLimit(workspaceId);
         continue;
