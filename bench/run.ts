@@ -53,6 +53,7 @@ const SCENARIOS = [
   'bare-koa-bytes',
   'bare-koa-constant',
   'bare-koa-redis',
+  'bare-koa-redis-bytes',
   'bundle-uncached-noann',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -69,15 +70,16 @@ const LABELS: Record<Scenario, string> = {
   'bare-koa-bytes': 'bare Koa, same bytes',
   'bare-koa-constant': 'bare Koa, small constant',
   'bare-koa-redis': 'bare Koa + Redis MGET',
+  'bare-koa-redis-bytes': 'bare Koa + Redis, same bytes',
   'bundle-uncached-noann': 'bundle uncached, no annotations',
 };
 
 /** Diagnostics, run only when named in --scenarios. */
 const OPT_IN: Scenario[] = ['bundle-uncached-noann'];
 
-/** The 304 run (issue 10), and the bare-Koa-plus-Redis diagnostic beside it, are at this client count only. */
+/** The 304 run (issue 10), and the bare-Koa-plus-Redis diagnostics beside it, are at this client count only. */
 const CLIENTS_304 = 16;
-const ONLY_AT_16: Scenario[] = ['bundle-304', 'bare-koa-redis'];
+const ONLY_AT_16: Scenario[] = ['bundle-304', 'bare-koa-redis', 'bare-koa-redis-bytes'];
 const DATABASE = 'neo4j';
 
 interface Run {
@@ -420,9 +422,15 @@ function ratios(results: SizeResult[], apiRssPeak: number, scaling?: ScalingRun[
       add('bundle repeated / bare Koa same bytes, p95', r.nodes, c, findRun(r, 'bundle-repeated', c)?.p95, findRun(r, 'bare-koa-bytes', c)?.p95, tenK && c === 16 ? { op: '<=', limit: 1.5 } : undefined);
     }
     add('bundle 304 / bare Koa constant, req/s', r.nodes, CLIENTS_304, findRun(r, 'bundle-304', CLIENTS_304)?.rps, findRun(r, 'bare-koa-constant', CLIENTS_304)?.rps, { op: '>=', limit: 0.5 });
-    // Diagnostic, no target: the cached paths against a ceiling that also makes the one Redis round trip.
+    // Diagnostics, no target: the ceilings a service that makes the one Redis round trip and nothing else would
+    // reach against the targets' baselines, and the cached paths against those ceilings.
+    const redisBytes = findRun(r, 'bare-koa-redis-bytes', CLIENTS_304);
+    add('bare Koa + Redis / bare Koa constant, req/s', r.nodes, CLIENTS_304, findRun(r, 'bare-koa-redis', CLIENTS_304)?.rps, findRun(r, 'bare-koa-constant', CLIENTS_304)?.rps);
+    add('bare Koa + Redis same bytes / bare Koa same bytes, req/s', r.nodes, CLIENTS_304, redisBytes?.rps, findRun(r, 'bare-koa-bytes', CLIENTS_304)?.rps);
+    add('bare Koa + Redis same bytes / bare Koa same bytes, p95', r.nodes, CLIENTS_304, redisBytes?.p95, findRun(r, 'bare-koa-bytes', CLIENTS_304)?.p95);
     add('bundle 304 / bare Koa + Redis, req/s', r.nodes, CLIENTS_304, findRun(r, 'bundle-304', CLIENTS_304)?.rps, findRun(r, 'bare-koa-redis', CLIENTS_304)?.rps);
     add('cheap read / bare Koa + Redis, req/s', r.nodes, CLIENTS_304, findRun(r, 'cheap-read', CLIENTS_304)?.rps, findRun(r, 'bare-koa-redis', CLIENTS_304)?.rps);
+    add('bundle repeated / bare Koa + Redis same bytes, req/s', r.nodes, CLIENTS_304, findRun(r, 'bundle-repeated', CLIENTS_304)?.rps, redisBytes?.rps);
     for (const c of [1, 16, 64]) {
       add('cheap read / bare Koa constant, req/s', r.nodes, c, findRun(r, 'cheap-read', c)?.rps, findRun(r, 'bare-koa-constant', c)?.rps, c === 16 ? { op: '>=', limit: 0.5 } : undefined);
     }
@@ -567,6 +575,7 @@ async function main(): Promise<void> {
     sampler.watch('bare-koa-redis', bareRedis.pid);
     meter.watch('bare-koa-redis', bareRedis.pid);
     const bytesPort = await ports.take();
+    const redisBytesPort = await ports.take();
 
     // ---- keys and limits through the admin API
     const keys = new Map<number, string>();
@@ -609,6 +618,10 @@ async function main(): Promise<void> {
       procs.push(bareBytes);
       sampler.watch('bare-koa-bytes', bareBytes.pid);
       meter.watch('bare-koa-bytes', bareBytes.pid);
+      const bareRedisBytes = await startNodeServer({ name: 'bare-koa-redis-bytes', port: redisBytesPort, args: baselineArgs('redis-bytes', String(redisBytesPort), bytesFile, redisProc.url), env: process.env, readyPath: '/ready', logFile: path.join(logDir, 'bare-redis-bytes.log') });
+      procs.push(bareRedisBytes);
+      sampler.watch('bare-koa-redis-bytes', bareRedisBytes.pid);
+      meter.watch('bare-koa-redis-bytes', bareRedisBytes.pid);
 
       const params = rankParams(ws);
       const profile = await profileBundle(driver, query, params);
@@ -656,6 +669,7 @@ async function main(): Promise<void> {
         { scenario: 'bare-koa-bytes', proc: bareBytes.name, run: (c) => httpLoad({ baseUrl: bareBytes.url, requests: http(bareBytes.url, p.bundle, auth), clients: c, ...m }) },
         { scenario: 'bare-koa-constant', proc: bareConstant.name, run: (c) => httpLoad({ baseUrl: bareConstant.url, requests: [{ path: '/', headers: auth }], clients: c, ...m }) },
         { scenario: 'bare-koa-redis', proc: bareRedis.name, run: (c) => httpLoad({ baseUrl: bareRedis.url, requests: [{ path: '/', headers: auth }], clients: c, ...m }) },
+        { scenario: 'bare-koa-redis-bytes', proc: bareRedisBytes.name, run: (c) => httpLoad({ baseUrl: bareRedisBytes.url, requests: http(bareRedisBytes.url, p.bundle, auth), clients: c, ...m }) },
       ];
       for (const clients of opts.clients) {
         const steps = plan.filter((st) => opts.scenarios.has(st.scenario) && (!ONLY_AT_16.includes(st.scenario) || clients === CLIENTS_304));
@@ -692,9 +706,11 @@ async function main(): Promise<void> {
           );
         }
       }
-      await bareBytes.stop();
-      meter.unwatch('bare-koa-bytes');
-      procs.splice(procs.indexOf(bareBytes), 1);
+      for (const p of [bareBytes, bareRedisBytes]) {
+        await p.stop();
+        meter.unwatch(p.name);
+        procs.splice(procs.indexOf(p), 1);
+      }
     }
     // ---- cost against graph size: the uncached bundle and the raw driver at 1 client, the sizes interleaved
     // round by round (the per-size tables above were taken minutes apart, on a machine whose load changes).

@@ -264,7 +264,7 @@ describe('authentication', () => {
       hold = { ran, release: new Promise<void>((r) => (release = r)) };
       const check = async () => {
         const snapshot = await auth.snapshot(hashKey(member.key));
-        return auth.roleIn(await auth.authenticate(member.key, snapshot), w.workspaceId, snapshot);
+        return auth.roleIn(await auth.authenticate(hashKey(member.key), snapshot), w.workspaceId, snapshot);
       };
       const racing = check();
       await didRun; // it read "editor" from Neo4j

@@ -7,7 +7,6 @@ import type { GraphExecutor } from '../infra/neo4j.js';
 import { perTurn } from '../infra/redis.js';
 import { redisKeys } from '../infra/redis-keys.js';
 import type { Principal, Role } from './caller.js';
-import { hashKey, keyKind } from './keys.js';
 
 /** Every failed authentication looks the same: the body never says why, and never repeats the key. */
 export const unauthorized = () =>
@@ -117,16 +116,14 @@ export class Authenticator {
   }
 
   /**
-   * The principal behind a bearer token, or 401. `snapshot` is what Redis said for this request (see
-   * snapshot(); a metered route reads it in its quota round trip instead); undefined means Redis is
-   * unreachable and nothing cached is trusted. The router checks the key's form (keyKind) before reading
-   * the snapshot, so that a mistyped or truncated key costs no look-up at all; it is checked here again.
-   * `hash` is the key's hash when the caller already has it (the router needs it for the snapshot).
+   * The principal behind a key, given as its hash, or 401. The caller has checked the key's form (keyKind)
+   * before hashing it, so that a mistyped or truncated key costs no look-up at all. `snapshot` is what Redis
+   * said for this request (see snapshot(); a metered route reads it in its quota round trip instead);
+   * undefined means Redis is unreachable and nothing cached is trusted.
    */
-  async authenticate(token: string, snapshot: AuthSnapshot | undefined, hash = hashKey(token)): Promise<Principal> {
-    if (!keyKind(token)) throw unauthorized();
+  async authenticate(keyHash: string, snapshot: AuthSnapshot | undefined): Promise<Principal> {
     if (snapshot?.revoked) throw unauthorized();
-    const principal = await this.cached(this.principals, hash, snapshot, () => this.loadPrincipal(hash));
+    const principal = await this.cached(this.principals, keyHash, snapshot, () => this.loadPrincipal(keyHash));
     if (principal === 'none') throw unauthorized();
     this.uses.set(principal.keyId, this.now());
     return principal;

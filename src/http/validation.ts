@@ -55,20 +55,20 @@ function toFieldError(e: ErrorObject, where: Where, raw: unknown): FieldError {
 
 /**
  * Validates one part of a request against its schema, applying defaults and (for text parts)
- * coercions; returns the validated value or throws a 400 listing every invalid field.
+ * coercions in place, so `value` must be the caller's own copy; returns it validated or throws a 400
+ * listing every invalid field.
  */
 export function validatePart<T>(schema: TSchema, value: unknown, where: Where): T {
-  const data = where === 'body' ? value : { ...(value as object) };
-  const raw = where === 'query' ? { ...(value as object) } : undefined;
   const validate = validatorFor(schema, where);
-  if (!validate(data)) {
-    const errors = (validate.errors ?? []).map((e) => toFieldError(e, where, raw));
+  if (!validate(value)) {
+    // A parameter given twice stays an array: coercion turns only a one-element array into its value.
+    const errors = (validate.errors ?? []).map((e) => toFieldError(e, where, value));
     const unique = errors.filter((e, i) => errors.findIndex((o) => o.path === e.path && o.message === e.message) === i);
     const first = unique[0];
     const detail = where === 'body' && first.path === '/' ? `The request body ${first.message}` : `${where === 'body' ? 'Field' : 'Parameter'} '${first.path.slice(1)}' ${first.message}`;
     throw new AppError('invalid_request', unique.length > 1 ? `${detail} (and ${unique.length - 1} more)` : detail, { errors: unique });
   }
-  return data as T;
+  return value as T;
 }
 
 /** For response checking in tests: returns the problems, or null when the value matches. */
