@@ -33,6 +33,18 @@ describe('operations endpoints', () => {
 
   it('an unknown path is a 404 problem', async () => {
     problem(await request('GET', '/api/v1/nothing-here'), 404, 'not_found');
+    problem(await request('GET', '/api/v1/workspaces/ws_any/nothing-here'), 404, 'not_found');
+    problem(await request('GET', '/api/v1/workspaces/ws_any/playbooks/pb_any/nothing-here'), 404, 'not_found');
+    problem(await request('GET', '/api/v1/workspaces//playbooks'), 404, 'not_found');
+  });
+
+  it('routes every area of the API: a known path under a workspace is 405 with a wrong method, 401 without a key', async () => {
+    const wrong = await request('PUT', '/api/v1/workspaces/ws_any/context/bundle');
+    problem(wrong, 405, 'method_not_allowed');
+    expect(wrong.headers.get('allow')?.split(', ')).to.have.members(['GET', 'HEAD']);
+    for (const path of ['/api/v1/workspaces/ws_any', '/api/v1/workspaces/ws_any/', '/api/v1/workspaces/ws_any/context-nodes', '/api/v1/workspaces/ws_any/context/updates']) {
+      problem(await request('GET', path), 401, 'unauthorized');
+    }
   });
 
   it('a known path with the wrong method is a 405 problem with Allow', async () => {

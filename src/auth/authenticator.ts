@@ -37,7 +37,8 @@ const noEpoch = '0';
  *
  * Look-ups are cached in-process so that the hot path never touches Neo4j; the cache is trusted only as far
  * as Redis allows. Every request reads the auth epoch and the key's revoked mark in ONE Redis round trip
- * (MGET). Every committed change that can take access away sets a new, never-repeating epoch after its
+ * (MGET, sent after the request arrived and shared with the requests of the same event-loop turn). Every
+ * committed change that can take access away sets a new, never-repeating epoch after its
  * commit (accessChanged), so:
  * - a cached answer is used only by a request that read the same epoch it was loaded under; a request that
  *   starts after a revocation returned reads the new epoch and goes to Neo4j, on every process;
