@@ -159,7 +159,7 @@ describe('errors are problem+json', () => {
     });
   });
 
-  it('an unreachable Redis makes readyz and usage 503', async () => {
+  it('an unreachable Redis makes readyz, usage and retrievals 503; reads fall back to Neo4j', async () => {
     const { url: baseUrl, close } = await apiWith(env.deps.neo4jUri, 'redis://127.0.0.1:1', { redisUp: false });
     try {
       const w = await createWorkspace();
@@ -169,6 +169,14 @@ describe('errors are problem+json', () => {
       const usage = await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl });
       problem(usage, 503, 'service_unavailable');
       expect(usage.headers.get('retry-after')).to.match(/^\d+$/);
+      // A read falls back to Neo4j too; retrievals sent together cannot be counted, so each is a 503.
+      const pb = await request('POST', w.path('/playbooks'), { token: w.owner.key, body: { title: 'Launch', version: { content: { instructions: 'go' } } } });
+      expect((await request('GET', w.path(`/playbooks/${pb.body.id}`), { token: w.owner.key, baseUrl })).status).to.equal(200);
+      const bundles = await Promise.all([1, 2, 3].map(() => request('GET', w.path(`/context/bundle?playbookId=${pb.body.id}`), { token: w.owner.key, baseUrl })));
+      for (const bundle of bundles) {
+        problem(bundle, 503, 'service_unavailable');
+        expect(bundle.headers.get('retry-after')).to.match(/^\d+$/);
+      }
     } finally {
       await close();
     }
