@@ -90,6 +90,13 @@ describe('per-key rate limit', () => {
     expect(Number(last!.headers.get('retry-after'))).to.be.within(1, 60);
     expect((await request('GET', other.path(), { token: other.owner.key, baseUrl: limited.url })).status).to.equal(200);
   });
+
+  it('requests of one key sent together are each counted: exactly the limit of them pass', async () => {
+    const w = await createWorkspace();
+    const answers = await Promise.all(Array.from({ length: 7 }, () => request('GET', w.path(), { token: w.owner.key, baseUrl: limited.url })));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).to.deep.equal([200, 200, 200, 429, 429, 429, 429]);
+  });
 });
 
 describe('metrics token', () => {

@@ -33,7 +33,7 @@ function validatorFor(schema: TSchema, where: Where): ValidateFunction {
   return fn;
 }
 
-function toFieldError(e: ErrorObject, where: Where, raw: unknown): FieldError {
+function toFieldError(e: ErrorObject, where: Where, value: unknown): FieldError {
   if (e.keyword === 'required') {
     return { path: `${e.instancePath}/${e.params.missingProperty}`, message: 'is required', in: where };
   }
@@ -46,7 +46,7 @@ function toFieldError(e: ErrorObject, where: Where, raw: unknown): FieldError {
   }
   if (where === 'query' && e.keyword === 'type' && e.instancePath.split('/').length === 2) {
     const name = e.instancePath.slice(1);
-    if (Array.isArray((raw as Record<string, unknown>)[name])) {
+    if (Array.isArray((value as Record<string, unknown>)[name])) {
       return { path: e.instancePath, message: 'must not be repeated', in: where };
     }
   }

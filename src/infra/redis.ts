@@ -14,8 +14,8 @@ export function createRedis(url: string, options: { subscriber?: boolean } = {})
     commandTimeout: options.subscriber ? undefined : 2_000,
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    // The hot path's reads are coalesced into one command per event-loop turn already (perTurn, below); the
-    // rest is rare writes, which gain nothing from ioredis deferring them by a turn to pipeline them.
+    // The hot path's commands (auth snapshot, retrieval gate, rate limit) are coalesced into one per
+    // event-loop turn already (perTurn, below); ioredis's own pipelining would only defer them by one more turn.
     enableAutoPipelining: false,
   });
 }
@@ -24,7 +24,7 @@ export function createRedis(url: string, options: { subscriber?: boolean } = {})
 const maxRequestsPerCommand = 256;
 
 /**
- * Coalesces the Redis reads that requests make in the same event-loop turn into one command. `send` gets
+ * Coalesces the Redis commands that requests make in the same event-loop turn into one. `send` gets
  * every request of the turn and answers each (a value or an Error). Each request still waits for a command
  * sent after it arrived, so it sees every change committed before it, exactly as with a command of its own;
  * but N concurrent requests cost ioredis, the socket and Redis one command instead of N (bench/RESULTS.md:
