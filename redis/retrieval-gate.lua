@@ -4,46 +4,67 @@
 -- quota, checked and counted atomically and in order, so N parallel retrievals against R remaining give
 -- exactly min(N, R) successes however they are grouped.
 --
--- KEYS: 1 the auth epoch; then four per retrieval: the revoked mark of its key, the graph generation of its
---       workspace, the workspace's quota counter of the month, the workspace's monthly limit
+-- KEYS: 1 the auth epoch; then every other key the retrievals name, each once: revoked marks of keys, graph
+--       generations, quota counters of the month and monthly limits of workspaces
 -- ARGV: 1 seconds a counter lives (past the end of its month), 2 a fresh random value: a workspace that has
 --       no generation yet gets it with the retrieval's position appended (never '0' or a counter: see
---       src/infra/generations.ts)
+--       src/infra/generations.ts); then four per retrieval, positions in KEYS: the revoked mark of its key,
+--       the generation, the counter and the limit of its workspace
 -- Returns one {epoch, revoked (0/1), generation, state, used, limit} per retrieval; state is
 --   'ok' (counted), 'exhausted' (not counted), 'revoked' (not counted), 'seed-limit' or 'seed-count'
 --   (not counted: the caller loads that value from Neo4j, sets it, and asks again).
+--
+-- Each key is read at most once, and each counter written once at the end (INCRBY by the retrievals it
+-- counted): the script's work follows the distinct keys, not the number of retrievals.
 local epoch = redis.call('GET', KEYS[1]) or '0'
 
-local function gate(revokedKey, generationKey, counterKey, limitKey, freshGeneration)
-  local generation = redis.call('GET', generationKey)
-  if not generation then
-    redis.call('SET', generationKey, freshGeneration)
-    generation = freshGeneration
+local read = {}
+local function get(at)
+  local value = read[at]
+  if value == nil then
+    value = redis.call('GET', KEYS[at])
+    read[at] = value
   end
-  if redis.call('EXISTS', revokedKey) == 1 then
+  return value
+end
+
+-- counter position -> retrievals this call counted on it
+local counted = {}
+
+local function gate(revokedAt, generationAt, counterAt, limitAt, freshGeneration)
+  local generation = get(generationAt)
+  if not generation then
+    generation = freshGeneration
+    redis.call('SET', KEYS[generationAt], generation)
+    read[generationAt] = generation
+  end
+  if get(revokedAt) then
     return {epoch, 1, generation, 'revoked', 0, 0}
   end
-  local limit = redis.call('GET', limitKey)
+  local limit = get(limitAt)
   if not limit then
     return {epoch, 0, generation, 'seed-limit', 0, 0}
   end
   limit = tonumber(limit)
-  local used = redis.call('GET', counterKey)
+  local used = get(counterAt)
   if not used then
     return {epoch, 0, generation, 'seed-count', 0, limit}
   end
-  used = tonumber(used)
+  used = tonumber(used) + (counted[counterAt] or 0)
   if used >= limit then
     return {epoch, 0, generation, 'exhausted', used, limit}
   end
-  used = redis.call('INCR', counterKey)
-  redis.call('EXPIRE', counterKey, ARGV[1])
-  return {epoch, 0, generation, 'ok', used, limit}
+  counted[counterAt] = (counted[counterAt] or 0) + 1
+  return {epoch, 0, generation, 'ok', used + 1, limit}
 end
 
 local replies = {}
-for i = 1, (#KEYS - 1) / 4 do
-  local k = 4 * (i - 1) + 1
-  replies[i] = gate(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ARGV[2] .. ':' .. i)
+for i = 1, (#ARGV - 2) / 4 do
+  local k = 4 * (i - 1) + 2
+  replies[i] = gate(tonumber(ARGV[k + 1]), tonumber(ARGV[k + 2]), tonumber(ARGV[k + 3]), tonumber(ARGV[k + 4]), ARGV[2] .. ':' .. i)
+end
+for counterAt, n in pairs(counted) do
+  redis.call('INCRBY', KEYS[counterAt], n)
+  redis.call('EXPIRE', KEYS[counterAt], ARGV[1])
 end
 return replies

@@ -66,7 +66,7 @@ describe('monthly retrieval quota', () => {
     expect(await usage(w)).to.include({ used: 7, limit: 7, remaining: 0 });
   });
 
-  it('the retrievals of one event-loop turn share one gate script, and still get exactly min(N, R) counted', async () => {
+  it('the retrievals of one event-loop turn share one gate script naming each key once, and still get exactly min(N, R) counted', async () => {
     const w = await createWorkspace();
     const playbookId = await playbookWithContext(w);
     await setLimit(w, 5);
@@ -76,13 +76,17 @@ describe('monthly retrieval quota', () => {
     const gateRedis = redis as typeof redis & { retrievalGate: (...args: unknown[]) => Promise<unknown> };
     const gate = gateRedis.retrievalGate;
     let scripts = 0;
+    let keysSent = 0;
     gateRedis.retrievalGate = (...args: unknown[]) => {
       scripts += 1;
+      keysSent = args[0] as number;
       return gate.apply(redis, args);
     };
     try {
       const tickets = await Promise.all(Array.from({ length: 12 }, () => quota.open(hashKey(w.owner.key), w.workspaceId)));
       expect(scripts).to.equal(1);
+      // Each key once: the auth epoch, the key's revoked mark, and the workspace's generation, counter and limit.
+      expect(keysSent).to.equal(5);
       expect(tickets.filter((t) => !t.exhausted)).to.have.length(4);
       expect(tickets.map((t) => t.headers['RateLimit-Remaining'])).to.deep.equal(['3', '2', '1', '0', ...Array(8).fill('0')]);
       expect(new Set(tickets.map((t) => t.generation)).size).to.equal(1);

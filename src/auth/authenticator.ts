@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { AppError } from '../http/problem.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
-import { perTurn } from '../infra/redis.js';
+import { DistinctKeys, perTurn } from '../infra/redis.js';
 import { redisKeys } from '../infra/redis-keys.js';
 import type { Principal, Role } from './caller.js';
 
@@ -59,15 +59,9 @@ export class Authenticator {
   private readonly now: () => Date;
   private readonly readSnapshot = perTurn<{ keyHash: string; workspaceId?: string }, AuthSnapshot>(async (requests) => {
     // One MGET for the turn: the epoch once, then each distinct revoked mark and generation once.
-    const names: string[] = [redisKeys.authEpoch];
-    const positions = new Map<string, number>();
-    const position = (name: string) => {
-      let at = positions.get(name);
-      if (at === undefined) positions.set(name, (at = names.push(name) - 1));
-      return at;
-    };
-    const wanted = requests.map((r) => [position(redisKeys.revokedKey(r.keyHash)), r.workspaceId ? position(redisKeys.graphGeneration(r.workspaceId)) : -1]);
-    const values = await this.redis.mget(names);
+    const names = new DistinctKeys(redisKeys.authEpoch);
+    const wanted = requests.map((r) => [names.at(redisKeys.revokedKey(r.keyHash)), r.workspaceId ? names.at(redisKeys.graphGeneration(r.workspaceId)) : -1]);
+    const values = await this.redis.mget(names.keys);
     const epoch = values[0] ?? noEpoch;
     return wanted.map(([revoked, generation]) => ({ epoch, revoked: values[revoked] !== null, generation: generation < 0 ? null : (values[generation] ?? null) }));
   });

@@ -40,6 +40,25 @@ export function perTurn<Req, Res>(send: (requests: readonly Req[]) => Promise<(R
   return (request) => loader.load(request);
 }
 
+/**
+ * The keys of one coalesced command, each listed once however many of its requests name it (requests of the
+ * same workspace and key share most of theirs): `at` gives a key's index in `keys`, adding it when new.
+ */
+export class DistinctKeys {
+  readonly keys: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  constructor(...first: string[]) {
+    for (const key of first) this.at(key);
+  }
+
+  at(key: string): number {
+    let i = this.index.get(key);
+    if (i === undefined) this.index.set(key, (i = this.keys.push(key) - 1));
+    return i;
+  }
+}
+
 const unavailable = /ECONNREFUSED|ECONNRESET|EPIPE|Connection is closed|Stream isn't writeable|Command timed out|MaxRetriesPerRequest|Reached the max retries/i;
 
 export function isRedisUnavailable(err: unknown): boolean {

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { AuthSnapshot } from '../auth/authenticator.js';
 import { AppError } from '../http/problem.js';
 import { projectRoot } from '../infra/project-root.js';
-import { guardRedis, perTurn } from '../infra/redis.js';
+import { DistinctKeys, guardRedis, perTurn } from '../infra/redis.js';
 import { redisKeys } from '../infra/redis-keys.js';
 import type { ServiceDeps } from '../services.js';
 import type { Workspace } from '../workspaces/repository.js';
@@ -58,9 +58,14 @@ export class QuotaService {
   private timer?: NodeJS.Timeout;
   /** The gate for every retrieval of an event-loop turn in one script call (redis/retrieval-gate.lua). */
   private readonly gate = perTurn<{ keyHash: string; workspaceId: string; counterKey: string }, GateReply>((requests) => {
-    const keys: string[] = [redisKeys.authEpoch];
-    for (const r of requests) keys.push(redisKeys.revokedKey(r.keyHash), redisKeys.graphGeneration(r.workspaceId), r.counterKey, redisKeys.quotaLimit(r.workspaceId));
-    return (this.deps.redis as GateRedis).retrievalGate(keys.length, ...keys, counterTtlSeconds, randomUUID());
+    // Each key once (the retrievals of one workspace share its generation, counter and limit); each retrieval
+    // names its four by their position in KEYS (Lua counts from 1).
+    const keys = new DistinctKeys(redisKeys.authEpoch);
+    const positions: number[] = [];
+    for (const r of requests) {
+      for (const key of [redisKeys.revokedKey(r.keyHash), redisKeys.graphGeneration(r.workspaceId), r.counterKey, redisKeys.quotaLimit(r.workspaceId)]) positions.push(keys.at(key) + 1);
+    }
+    return (this.deps.redis as GateRedis).retrievalGate(keys.keys.length, ...keys.keys, counterTtlSeconds, randomUUID(), ...positions);
   });
 
   constructor(
