@@ -4,8 +4,9 @@
  * Starts its own Neo4j (embedded launcher) and redis-server, loads (or reuses) one workspace per size with
  * bench/generate.ts, builds the API and runs it as two separate OS processes - BUNDLE_CACHE=off (the
  * "uncached" figures: every bundle and manifest runs its Cypher) and the default cache on (the "repeated"
- * figures, graph unchanged) - next to three bare Koa processes (bench/baselines.ts: a small constant, the
- * service's exact bytes, and, as a diagnostic at 16 clients, the constant after one Redis MGET), and drives them with
+ * figures, graph unchanged) - next to the bare Koa processes (bench/baselines.ts: a small constant, the service's
+ * exact bytes, and, as diagnostics at 16 clients, each of those after one Redis round trip), all with the V8
+ * flags `npm start` gives the API, and drives them with
  * autocannon from this process. The floor is rank-bundle.cypher run straight through neo4j-driver, from this
  * process, with the same parameters, concurrency and playbook rotation. Prints a table per size and the
  * issue's ratios, and writes bench/results/<timestamp>.json (and .md).
@@ -36,6 +37,7 @@ import { parseArgs } from 'node:util';
 import { type Driver, type ProfiledPlan, routing } from 'neo4j-driver';
 import { QueryCatalog } from '../src/infra/cypher-files.js';
 import { createDriver } from '../src/infra/neo4j.js';
+import { serverNodeFlags } from '../src/infra/node-flags.js';
 import { projectRoot } from '../src/infra/project-root.js';
 import { type CpuDelta, CpuMeter, type Proc, PortPool, RssSampler, startNeo4jOn, startNodeServer, startRedisOn } from './deps.js';
 import { type GeneratedWorkspace, applyMigrations, generateWorkspace } from './generate.js';
@@ -549,7 +551,8 @@ async function main(): Promise<void> {
         DATA_DIR: path.join(opts.dataDir, 'api'),
       };
     };
-    const apiArgs = (name: string) => [...(opts.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []), path.join(projectRoot, 'dist', 'src', 'server.js')];
+    // The API runs with the V8 flags `npm start` gives it.
+    const apiArgs = (name: string) => [...serverNodeFlags, ...(opts.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []), path.join(projectRoot, 'dist', 'src', 'server.js')];
     const startApi = async (name: string, cache: 'on' | 'off') => {
       const port = await ports.take();
       const p = await startNodeServer({ name, port, args: apiArgs(name), env: apiEnv(port, cache), readyPath: '/healthz', logFile: path.join(logDir, `${name}.log`) });
@@ -563,7 +566,8 @@ async function main(): Promise<void> {
     sampler.start();
     console.log(`API cache off ${apiUncached.url} (pid ${apiUncached.pid}), cache on ${apiCached.url} (pid ${apiCached.pid})`);
 
-    const baselineArgs = (...rest: string[]) => ['--import', 'tsx', path.join(projectRoot, 'bench', 'baselines.ts'), ...rest];
+    // The baselines run with the API's V8 flags too, so that a ceiling differs from the API only in its code.
+    const baselineArgs = (...rest: string[]) => [...serverNodeFlags, '--import', 'tsx', path.join(projectRoot, 'bench', 'baselines.ts'), ...rest];
     const constantPort = await ports.take();
     const bareConstant = await startNodeServer({ name: 'bare-koa-constant', port: constantPort, args: baselineArgs('constant', String(constantPort)), env: process.env, readyPath: '/ready', logFile: path.join(logDir, 'bare-constant.log') });
     procs.push(bareConstant);

@@ -1,7 +1,11 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { serverNodeFlags } from '../src/infra/node-flags.js';
+import { projectRoot } from '../src/infra/project-root.js';
 import type { RunningService } from '../src/runtime.js';
 import { createWorkspace, problem, request, unique } from './support/api.js';
 import { env, startExtraService } from './support/harness.js';
@@ -140,5 +144,18 @@ describe('starting without the tools it needs', () => {
     const failure = await startWithoutTools({ NEO4J_URI: env.deps.neo4jUri });
     expect(failure?.code).to.equal(1);
     expect(failure?.stderr.trim()).to.equal('redis-server is needed: install it (apt-get install -y redis-server) or set REDIS_URL.');
+  });
+});
+
+describe('the V8 flags of the API process', () => {
+  // Node reads them only from its command line: every place that starts the API gives the same ones (the bench
+  // imports serverNodeFlags itself).
+  const startedWith = (command: string) => /\bnode ((?:--\S+ )*)dist\/src\/server\.js/.exec(command)?.[1].trim().split(' ').filter(Boolean);
+
+  it('are the same for npm start and the Docker image', () => {
+    const pkg = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8'))?.[1];
+    expect(startedWith(pkg.scripts.start)).to.deep.equal(serverNodeFlags);
+    expect(startedWith((JSON.parse(cmd ?? '[]') as string[]).join(' '))).to.deep.equal(serverNodeFlags);
   });
 });
