@@ -5,8 +5,8 @@
  * bench/generate.ts, builds the API and runs it as two separate OS processes - BUNDLE_CACHE=off (the
  * "uncached" figures: every bundle and manifest runs its Cypher) and the default cache on (the "repeated"
  * figures, graph unchanged) - next to the bare Koa processes (bench/baselines.ts: a small constant, the service's
- * exact bytes, and, as diagnostics at 16 clients, each of those after one Redis round trip), all with the V8
- * flags `npm start` gives the API, and drives them with
+ * exact bytes, and, as diagnostics at 16 clients, each of those after one Redis round trip and a second constant
+ * process as an A/A control), all with the V8 flags `npm start` gives the API, and drives them with
  * autocannon from this process. The floor is rank-bundle.cypher run straight through neo4j-driver, from this
  * process, with the same parameters, concurrency and playbook rotation. Prints a table per size and the
  * issue's ratios, and writes bench/results/<timestamp>.json (and .md).
@@ -54,6 +54,7 @@ const SCENARIOS = [
   'cheap-read',
   'bare-koa-bytes',
   'bare-koa-constant',
+  'bare-koa-constant-2',
   'bare-koa-redis',
   'bare-koa-redis-bytes',
   'bundle-uncached-noann',
@@ -71,6 +72,7 @@ const LABELS: Record<Scenario, string> = {
   'cheap-read': 'cheap read (GET playbook)',
   'bare-koa-bytes': 'bare Koa, same bytes',
   'bare-koa-constant': 'bare Koa, small constant',
+  'bare-koa-constant-2': 'bare Koa, constant, 2nd proc.',
   'bare-koa-redis': 'bare Koa + Redis MGET',
   'bare-koa-redis-bytes': 'bare Koa + Redis, same bytes',
   'bundle-uncached-noann': 'bundle uncached, no annotations',
@@ -79,9 +81,13 @@ const LABELS: Record<Scenario, string> = {
 /** Diagnostics, run only when named in --scenarios. */
 const OPT_IN: Scenario[] = ['bundle-uncached-noann'];
 
-/** The 304 run (issue 10), and the bare-Koa-plus-Redis diagnostics beside it, are at this client count only. */
+/**
+ * The 304 run (issue 10), and the diagnostics beside it, are at this client count only: the bare-Koa-plus-Redis
+ * ceilings, and a second bare Koa constant process (an A/A control: how far two identical processes measured in
+ * the same run differ, which bounds how precisely any ratio between two processes can be read).
+ */
 const CLIENTS_304 = 16;
-const ONLY_AT_16: Scenario[] = ['bundle-304', 'bare-koa-redis', 'bare-koa-redis-bytes'];
+const ONLY_AT_16: Scenario[] = ['bundle-304', 'bare-koa-redis', 'bare-koa-redis-bytes', 'bare-koa-constant-2'];
 const DATABASE = 'neo4j';
 
 interface Run {
@@ -427,6 +433,7 @@ function ratios(results: SizeResult[], apiRssPeak: number, scaling?: ScalingRun[
     // Diagnostics, no target: the ceilings a service that makes the one Redis round trip and nothing else would
     // reach against the targets' baselines, and the cached paths against those ceilings.
     const redisBytes = findRun(r, 'bare-koa-redis-bytes', CLIENTS_304);
+    add('A/A: bare Koa constant, 2nd process / 1st, req/s', r.nodes, CLIENTS_304, findRun(r, 'bare-koa-constant-2', CLIENTS_304)?.rps, findRun(r, 'bare-koa-constant', CLIENTS_304)?.rps);
     add('bare Koa + Redis / bare Koa constant, req/s', r.nodes, CLIENTS_304, findRun(r, 'bare-koa-redis', CLIENTS_304)?.rps, findRun(r, 'bare-koa-constant', CLIENTS_304)?.rps);
     add('bare Koa + Redis same bytes / bare Koa same bytes, req/s', r.nodes, CLIENTS_304, redisBytes?.rps, findRun(r, 'bare-koa-bytes', CLIENTS_304)?.rps);
     add('bare Koa + Redis same bytes / bare Koa same bytes, p95', r.nodes, CLIENTS_304, redisBytes?.p95, findRun(r, 'bare-koa-bytes', CLIENTS_304)?.p95);
@@ -573,6 +580,11 @@ async function main(): Promise<void> {
     procs.push(bareConstant);
     sampler.watch('bare-koa-constant', bareConstant.pid);
     meter.watch('bare-koa-constant', bareConstant.pid);
+    const constant2Port = await ports.take();
+    const bareConstant2 = await startNodeServer({ name: 'bare-koa-constant-2', port: constant2Port, args: baselineArgs('constant', String(constant2Port)), env: process.env, readyPath: '/ready', logFile: path.join(logDir, 'bare-constant-2.log') });
+    procs.push(bareConstant2);
+    sampler.watch('bare-koa-constant-2', bareConstant2.pid);
+    meter.watch('bare-koa-constant-2', bareConstant2.pid);
     const redisPort = await ports.take();
     const bareRedis = await startNodeServer({ name: 'bare-koa-redis', port: redisPort, args: baselineArgs('redis', String(redisPort), redisProc.url), env: process.env, readyPath: '/ready', logFile: path.join(logDir, 'bare-redis.log') });
     procs.push(bareRedis);
@@ -672,6 +684,7 @@ async function main(): Promise<void> {
         // The same URLs and headers as the repeated bundle run, answered with the bytes the service sent for them.
         { scenario: 'bare-koa-bytes', proc: bareBytes.name, run: (c) => httpLoad({ baseUrl: bareBytes.url, requests: http(bareBytes.url, p.bundle, auth), clients: c, ...m }) },
         { scenario: 'bare-koa-constant', proc: bareConstant.name, run: (c) => httpLoad({ baseUrl: bareConstant.url, requests: [{ path: '/', headers: auth }], clients: c, ...m }) },
+        { scenario: 'bare-koa-constant-2', proc: bareConstant2.name, run: (c) => httpLoad({ baseUrl: bareConstant2.url, requests: [{ path: '/', headers: auth }], clients: c, ...m }) },
         { scenario: 'bare-koa-redis', proc: bareRedis.name, run: (c) => httpLoad({ baseUrl: bareRedis.url, requests: [{ path: '/', headers: auth }], clients: c, ...m }) },
         { scenario: 'bare-koa-redis-bytes', proc: bareRedisBytes.name, run: (c) => httpLoad({ baseUrl: bareRedisBytes.url, requests: http(bareRedisBytes.url, p.bundle, auth), clients: c, ...m }) },
       ];
