@@ -382,11 +382,11 @@ function tableLines(size: SizeResult, clients: number[], markdown: boolean): str
   return lines;
 }
 
-/** CPU ms per request of the process under test, Neo4j and the load driver; and the machine's noise. */
+/** CPU ms per request of the process under test, Neo4j, Redis and the load driver; and the machine's noise. */
 function cpuTableLines(size: SizeResult, clients: number[]): string[] {
   const scenarios = SCENARIOS.filter((sc) => size.runs.some((r) => r.scenario === sc));
   const lines = [
-    `| CPU ms per request: server / Neo4j / load driver (other processes' share of the machine) | ${clients.map((c) => `${c} cl.`).join(' | ')} |`,
+    `| CPU ms per request: server / Neo4j / Redis / load driver (other processes' share of the machine) | ${clients.map((c) => `${c} cl.`).join(' | ')} |`,
     `|---|${clients.map(() => '---').join('|')}|`,
   ];
   for (const sc of scenarios) {
@@ -394,7 +394,7 @@ function cpuTableLines(size: SizeResult, clients: number[]): string[] {
       const r = size.runs.find((x) => x.scenario === sc && x.clients === c);
       if (!r) return '';
       const m = r.cpu.msPerRequest;
-      return `${m.proc === undefined ? '–' : fmt(m.proc, 3)} / ${fmt(m.neo4j ?? NaN, 3)} / ${fmt(m.loadDriver, 3)} (${r.cpu.foreignPct}%)`;
+      return `${m.proc === undefined ? '–' : fmt(m.proc, 3)} / ${fmt(m.neo4j ?? NaN, 3)} / ${fmt(m.redis ?? NaN, 3)} / ${fmt(m.loadDriver, 3)} (${r.cpu.foreignPct}%)`;
     });
     lines.push(`| ${LABELS[sc]} | ${cells.join(' | ')} |`);
   }
@@ -717,7 +717,7 @@ async function main(): Promise<void> {
           const c = cpu.msPerRequest;
           const rss =
             (a.rssPeak ? `  rss ${mb(a.rssPeak)}` : '') +
-            `  cpu ms/req: ${c.proc !== undefined ? `proc ${fmt(c.proc, 3)} ` : ''}neo4j ${fmt(c.neo4j ?? NaN, 3)} driver ${fmt(c.loadDriver, 3)}; other procs ${delta.foreignPct}%`;
+            `  cpu ms/req: ${c.proc !== undefined ? `proc ${fmt(c.proc, 3)} ` : ''}neo4j ${fmt(c.neo4j ?? NaN, 3)} redis ${fmt(c.redis ?? NaN, 3)} driver ${fmt(c.loadDriver, 3)}; other procs ${delta.foreignPct}%`;
           console.log(
             `  ${LABELS[step.scenario].padEnd(32)} ${String(clients).padStart(3)} cl.  p50 ${fmt(stats.p50, 2).padStart(7)}  p95 ${fmt(stats.p95, 2).padStart(7)}  p99 ${fmt(stats.p99, 2).padStart(7)} ms  ${fmt(stats.rps, 0).padStart(6)} req/s${rss}${statusNote(stats, step.scenario)}`,
           );
