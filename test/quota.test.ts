@@ -96,6 +96,40 @@ describe('monthly retrieval quota', () => {
     expect(await usage(w)).to.include({ used: 5, limit: 5, remaining: 0 });
   });
 
+  it('retrievals of several workspaces in one turn are each counted against their own workspace, in order', async () => {
+    const [a, b] = [await createWorkspace(), await createWorkspace()];
+    await setLimit(a, 2);
+    await setLimit(b, 3);
+    // Seeds each workspace's limit and counter (one retrieval each).
+    for (const w of [a, b]) expect((await request('GET', w.path(`/context/manifest?playbookId=${await playbookWithContext(w)}`), { token: w.owner.key })).status).to.equal(200);
+    const { quota, redis } = env.service.services;
+    const gateRedis = redis as typeof redis & { retrievalGate: (...args: unknown[]) => Promise<unknown> };
+    const gate = gateRedis.retrievalGate;
+    const keysSent: number[] = [];
+    gateRedis.retrievalGate = (...args: unknown[]) => {
+      keysSent.push(args[0] as number);
+      return gate.apply(redis, args);
+    };
+    try {
+      // Interleaved: a, b, a, b, ... five of each.
+      const asked = Array.from({ length: 10 }, (_, i) => (i % 2 ? b : a));
+      const tickets = await Promise.all(asked.map((w) => quota.open(hashKey(w.owner.key), w.workspaceId)));
+      // One script: the epoch, two revoked marks, and each workspace's generation, counter and limit.
+      expect(keysSent).to.deep.equal([9]);
+      const remaining = (w: TestWorkspace) => tickets.filter((_, i) => asked[i] === w).map((t) => t.headers['RateLimit-Remaining']);
+      expect(remaining(a)).to.deep.equal(['0', '0', '0', '0', '0']);
+      expect(tickets.filter((t, i) => asked[i] === a && !t.exhausted)).to.have.length(1);
+      expect(remaining(b)).to.deep.equal(['1', '0', '0', '0', '0']);
+      expect(tickets.filter((t, i) => asked[i] === b && !t.exhausted)).to.have.length(2);
+      expect(new Set(tickets.filter((_, i) => asked[i] === a).map((t) => t.generation)).size).to.equal(1);
+      expect(tickets[0].generation).to.not.equal(tickets[1].generation);
+    } finally {
+      gateRedis.retrievalGate = gate;
+    }
+    expect(await usage(a)).to.include({ used: 2, limit: 2, remaining: 0 });
+    expect(await usage(b)).to.include({ used: 3, limit: 3, remaining: 0 });
+  });
+
   it('past the limit answers 429 quota_exceeded with Retry-After until the next month', async () => {
     const w = await createWorkspace();
     const playbookId = await playbookWithContext(w);
