@@ -6,6 +6,6 @@
  * per semi-space (128 MB of new space on a 24 GB machine), where Node 20 keeps 16 MB. With 64 uncached bundles
  * in flight that took the API to 345 MB RSS on Node 24, and 291 MB at 16 MB; at 8 MB the peak is 253 MB on
  * Node 24 and 236 MB on Node 20 (271 MB at its default), and the API's CPU per request did not change beyond
- * the run-to-run noise (bench/RESULTS.md, "Node 24").
+ * the run-to-run noise (bench/RESULTS.md, "Node 24, and the young generation").
  */
 export const serverNodeFlags = ['--max-semi-space-size=8'];
