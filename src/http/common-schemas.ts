@@ -25,9 +25,13 @@ export const Pagination = Type.Object({
   total: Type.Integer({ minimum: 0 }),
 });
 
-/** `page` and `limit` query parameters, shared by every paginated list. */
+/**
+ * `page` and `limit` query parameters, shared by every paginated list. `page` is bounded so that the
+ * offset it gives, (page - 1) × limit, stays an integer Neo4j accepts as SKIP (a page far past the end is
+ * still a 200 with no items, as any page past the end is).
+ */
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
 };
 
