@@ -8,8 +8,9 @@
  * exact bytes, and, as diagnostics at 16 clients, each of those after one Redis round trip and a second constant
  * process as an A/A control), all with the V8 flags `npm start` gives the API, and drives them with
  * autocannon from this process. The floor is rank-bundle.cypher run straight through neo4j-driver, from this
- * process, with the same parameters, concurrency and playbook rotation. Prints a table per size and the
- * issue's ratios, and writes bench/results/<timestamp>.json (and .md).
+ * process, with the same parameters, concurrency and playbook rotation. Before any load, it times the first
+ * retrievals of a freshly started API (what its start-up warm-up leaves Neo4j to plan). Prints a table per size
+ * and the issue's ratios, and writes bench/results/<timestamp>.json (and .md).
  *
  *   npm run bench                                   sizes 1k,10k,100k; 1,16,64 clients; 10 s + 2 s warm-up
  *   npm run bench -- --sizes 1000,10000 --quick     shorter (3 s + 1 s)
@@ -266,6 +267,29 @@ async function api(base: string, method: string, p: string, token: string, body?
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * Times the first bundle, bundle with changedSince, manifest and follow (each its own parameter types, so its
+ * own plan in Neo4j's cache) sent to a freshly started API, then each once more.
+ */
+async function firstRequests(base: string, p: ReturnType<typeof paths>, key: string): Promise<{ request: string; firstMs: number; againMs: number }[]> {
+  const timed = async (url: string) => {
+    const t0 = performance.now();
+    const res = await fetch(base + url, { headers: { authorization: `Bearer ${key}` } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
+    return performance.now() - t0;
+  };
+  const requests: [string, string][] = [
+    ['bundle', p.bundle[0]],
+    ['bundle changedSince', `${p.bundle[1]}&changedSince=2000-01-01T00:00:00Z`],
+    ['manifest', p.manifest[2]],
+    ['follow', p.follow[0]],
+  ];
+  const out = [];
+  for (const [request, url] of requests) out.push({ request, firstMs: await timed(url), againMs: await timed(url) });
+  return out;
 }
 
 function paths(ws: GeneratedWorkspace) {
@@ -569,6 +593,21 @@ async function main(): Promise<void> {
       return p;
     };
     const apiUncached = await startApi('api-cache-off', 'off');
+
+    // ---- keys and limits through the admin API
+    const keys = new Map<number, string>();
+    for (const [size, { ws }] of workspaces) {
+      const created = await api(apiUncached.url, 'POST', `/api/v1/admin/users/${ws.ownerUserId}/keys`, adminToken, { label: `bench ${stamp}` });
+      keys.set(size, created.key);
+      await api(apiUncached.url, 'PATCH', `/api/v1/admin/workspaces/${ws.workspaceId}`, adminToken, { monthlyRetrievalLimit: 1_000_000_000 });
+    }
+
+    // ---- what an agent meets right after a start: the first retrievals of each kind, on a Neo4j that has
+    // run nothing but this API's start-up (its plan cache holds only what the start-up put there), next to the
+    // same requests sent again at once (plans cached). The largest size: its plans are made last.
+    const firstAfterStart = await firstRequests(apiUncached.url, paths(workspaces.get(opts.sizes[opts.sizes.length - 1])!.ws), keys.get(opts.sizes[opts.sizes.length - 1])!);
+    console.log(`first requests after a start (ms, first / again): ${firstAfterStart.map((f) => `${f.request} ${fmt(f.firstMs, 1)} / ${fmt(f.againMs, 1)}`).join('; ')}`);
+
     const apiCached = await startApi('api-cache-on', 'on');
     sampler.start();
     console.log(`API cache off ${apiUncached.url} (pid ${apiUncached.pid}), cache on ${apiCached.url} (pid ${apiCached.pid})`);
@@ -592,14 +631,6 @@ async function main(): Promise<void> {
     meter.watch('bare-koa-redis', bareRedis.pid);
     const bytesPort = await ports.take();
     const redisBytesPort = await ports.take();
-
-    // ---- keys and limits through the admin API
-    const keys = new Map<number, string>();
-    for (const [size, { ws }] of workspaces) {
-      const created = await api(apiCached.url, 'POST', `/api/v1/admin/users/${ws.ownerUserId}/keys`, adminToken, { label: `bench ${stamp}` });
-      keys.set(size, created.key);
-      await api(apiCached.url, 'PATCH', `/api/v1/admin/workspaces/${ws.workspaceId}`, adminToken, { monthlyRetrievalLimit: 1_000_000_000 });
-    }
 
     // rank-bundle.cypher exactly as the service sends it (the catalog drops whole-line comments).
     const query = new QueryCatalog().get('retrieval/rank-bundle');
@@ -787,6 +818,7 @@ async function main(): Promise<void> {
       for (const r of scaling) md.push(`| ${LABELS[r.scenario]} | ${sizeLabel(r.nodes)} | ${fmt(r.stats.p50, 2)} / ${fmt(r.stats.p95, 2)} / ${fmt(r.stats.p99, 2)} | ${fmt(r.stats.rps, 0)} |`);
       md.push('');
     }
+    md.push('### First requests after a start', '', '| request | first ms | again ms |', '|---|---:|---:|', ...firstAfterStart.map((f) => `| ${f.request} | ${fmt(f.firstMs, 1)} | ${fmt(f.againMs, 1)} |`), '');
     md.push('### Ratios', '', ...ratioLines(rs, true), '', `Peak RSS: ${Object.entries(peaks).map(([n, b]) => `${n} ${mb(b)}`).join(', ')}.`);
     const json = {
       startedAt: started.toISOString(),
@@ -798,6 +830,7 @@ async function main(): Promise<void> {
       measureSeconds,
       sizes: results,
       scaling,
+      firstAfterStart,
       rssPeakBytes: peaks,
       ratios: rs,
       cpuProfiles: opts.cpuProf ? profDir : undefined,

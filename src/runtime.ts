@@ -13,6 +13,7 @@ import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { Metrics } from './http/observability.js';
 import { type AppServices, createServices } from './services.js';
+import { RetrievalRepository } from './retrieval/repository.js';
 
 export function createLogger(level: string): Logger {
   // Keys travel only in the Authorization header; it is never logged.
@@ -81,7 +82,7 @@ export async function startService(
   try {
     await driver.verifyConnectivity({ database: config.neo4j.database });
     await migrate(graph);
-    await graph.warmUp(['retrieval/rank-bundle', 'retrieval/follow']);
+    await new RetrievalRepository(graph).warmUp();
     await Promise.all([redis.connect(), subscriber.connect()]);
   } catch (err) {
     await driver.close();

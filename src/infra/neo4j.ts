@@ -131,16 +131,6 @@ export class GraphExecutor {
     });
   }
 
-  /**
-   * Has Neo4j plan the given statements now (EXPLAIN plans without running), so the first real request
-   * does not pay for planning the large retrieval statements.
-   */
-  async warmUp(names: string[]): Promise<void> {
-    for (const name of names) {
-      await this.guard(() => this.driver.executeQuery(`EXPLAIN ${this.queries.get(name)}`, {}, { database: this.database }));
-    }
-  }
-
   async ping(): Promise<void> {
     await this.guard(() => this.driver.executeQuery('RETURN 1', {}, { database: this.database }));
   }

@@ -1,4 +1,5 @@
 import type { Annotation } from '../annotations/repository.js';
+import { newId } from '../infra/ids.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 
 /** One ranked node as cypher/queries/retrieval/rank-bundle.cypher returns it. */
@@ -61,6 +62,27 @@ export class RetrievalRepository {
   }): Promise<Ranking | undefined> {
     const [row] = await this.graph.read<Ranking>('retrieval/rank-bundle', params);
     return row;
+  }
+
+  /**
+   * Has Neo4j plan the ranking statements before a request needs them. Planning rank-bundle takes 1-2 s (the
+   * statement is large), and Neo4j keeps a plan per statement text, parameter types and, for strings and
+   * lists, a size bucket (0, 1, then the next power of ten): a plan made for `''` is not used for an id, nor
+   * one made for a one-element list for a three-element one. So each statement runs once, matching nothing,
+   * for every combination the service sends: ids and timestamps as long as real ones (10-100 characters),
+   * changedSince null or set, linkTypes null, one type or several. (An EXPLAIN without parameters planned
+   * an entry no request used: bench/RESULTS.md, "The first requests after a start".)
+   */
+  async warmUp(): Promise<void> {
+    const rank = { workspaceId: newId('ws'), playbookId: newId('pb'), depth: 2, maxNodes: 20, withContent: true, includeAnnotations: true, principalId: newId('usr') };
+    const follow = { workspaceId: newId('ws'), nodeId: newId('cn'), direction: 'outgoing', depth: 1, maxNodes: 20 };
+    await Promise.all([
+      this.rank({ ...rank, changedSince: null }),
+      this.rank({ ...rank, changedSince: new Date().toISOString() }),
+      this.follow({ ...follow, linkTypes: null }),
+      this.follow({ ...follow, linkTypes: ['REQUIRES'] }),
+      this.follow({ ...follow, linkTypes: ['REQUIRES', 'REFERENCES'] }),
+    ]);
   }
 
   async linksAmong(workspaceId: string, nodeIds: string[]) {
