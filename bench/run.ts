@@ -605,7 +605,8 @@ async function main(): Promise<void> {
     // ---- what an agent meets right after a start: the first retrievals of each kind, on a Neo4j that has
     // run nothing but this API's start-up (its plan cache holds only what the start-up put there), next to the
     // same requests sent again at once (plans cached). The largest size: its plans are made last.
-    const firstAfterStart = await firstRequests(apiUncached.url, paths(workspaces.get(opts.sizes[opts.sizes.length - 1])!.ws), keys.get(opts.sizes[opts.sizes.length - 1])!);
+    const largest = opts.sizes[opts.sizes.length - 1];
+    const firstAfterStart = await firstRequests(apiUncached.url, paths(workspaces.get(largest)!.ws), keys.get(largest)!);
     console.log(`first requests after a start (ms, first / again): ${firstAfterStart.map((f) => `${f.request} ${fmt(f.firstMs, 1)} / ${fmt(f.againMs, 1)}`).join('; ')}`);
 
     const apiCached = await startApi('api-cache-on', 'on');

@@ -27,8 +27,8 @@ export const Pagination = Type.Object({
 
 /**
  * `page` and `limit` query parameters, shared by every paginated list. `page` is bounded so that the
- * offset it gives, (page - 1) × limit, stays an integer Neo4j accepts as SKIP (a page far past the end is
- * still a 200 with no items, as any page past the end is).
+ * offset it gives, (page - 1) × limit, stays an integer Neo4j accepts (the list statements slice by it); a
+ * page past the end is a 200 with no items.
  */
 export const PageQuery = {
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),

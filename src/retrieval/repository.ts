@@ -69,7 +69,7 @@ export class RetrievalRepository {
    * statement is large), and Neo4j keeps a plan per statement text, parameter types and, for strings and
    * lists, a size bucket (0, 1, then the next power of ten): a plan made for `''` is not used for an id, nor
    * one made for a one-element list for a three-element one. So each statement runs once, matching nothing,
-   * for every combination the service sends: ids and timestamps as long as real ones (10-100 characters),
+   * for every combination the service sends: ids and timestamps as long as real ones (11-100 characters: one bucket),
    * changedSince null or set, linkTypes null, one type or several. (An EXPLAIN without parameters planned
    * an entry no request used: bench/RESULTS.md, "The first requests after a start".)
    */
