@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import pLimit from 'p-limit';
 import { type Reply, createUser, createWorkspace, problem, request } from './support/api.js';
 import { createAgent } from './support/agents.js';
 import { adminToken } from './support/harness.js';
@@ -97,14 +98,6 @@ function operationsOf(doc: any): Operation[] {
     }
   }
   return ops;
-}
-
-/** Runs the thunks `width` at a time. */
-async function inParallel(thunks: (() => Promise<unknown>)[], width: number): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < thunks.length) await thunks[next++]();
-  }));
 }
 
 describe('robustness', function () {
@@ -231,7 +224,8 @@ describe('robustness', function () {
         }
       }
     }
-    await inParallel(probes.map((probe) => () => send(probe)), 8);
+    const limit = pLimit(8);
+    await Promise.all(probes.map((probe) => limit(() => send(probe))));
 
     expect(operations.length).to.be.greaterThan(40);
     expect(probes.length).to.be.greaterThan(2_000);
