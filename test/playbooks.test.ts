@@ -459,6 +459,14 @@ describe('playbooks', () => {
       expect((await list('?limit=200')).status).to.equal(200);
     });
 
+    it('answers the largest documented page with the largest limit as an empty page, and refuses a page past it', async () => {
+      const last = await list('?page=1000000&limit=200');
+      expect(last.status).to.equal(200);
+      expect(last.body.playbooks).to.deep.equal([]);
+      expect(last.body.pagination).to.deep.equal({ page: 1_000_000, limit: 200, total: 3 });
+      for (const q of ['?page=1000001', '?page=99999999999999999999']) problem(await list(q), 400, 'invalid_request');
+    });
+
     it('is readable by viewers and scoped to the workspace', async () => {
       const v = await addMember(ws, 'viewer');
       const res = await request('GET', ws.path('/playbooks'), { token: v.key });
