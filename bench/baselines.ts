@@ -18,7 +18,8 @@
  */
 import { readFileSync } from 'node:fs';
 import Koa from 'koa';
-import { createRedis, perTurn } from '../src/infra/redis.js';
+import DataLoader from 'dataloader';
+import { createRedis } from '../src/infra/redis.js';
 
 const usage = 'usage: baselines.ts constant PORT | bytes PORT FILE | redis PORT REDIS_URL | redis-bytes PORT FILE REDIS_URL';
 const [mode, portArg, ...rest] = process.argv.slice(2);
@@ -42,10 +43,14 @@ await redis?.connect();
 // One read per request, one MGET per event-loop turn, as the service's auth snapshot reads them: the epoch and,
 // once each, the (here: one) key's revoked mark and the (one) workspace's generation.
 const gateKeys = ['bench:auth-epoch', 'bench:revoked', 'bench:generation'];
-const gate = perTurn<number, boolean>(async (requests) => {
-  await redis!.mget(gateKeys);
-  return requests.map(() => true);
-});
+const loader = new DataLoader<number, boolean>(
+  async (requests) => {
+    await redis!.mget(gateKeys);
+    return requests.map(() => true);
+  },
+  { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
+);
+const gate = (request: number) => loader.load(request);
 
 const app = new Koa();
 app.use(async (ctx) => {

@@ -41,10 +41,8 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   app.use(observe(s.logger, s.metrics));
   app.use(errorHandler(s.logger));
   for (const middleware of buildRouter(allRoutes(s), {
-    authenticator: s.authenticator,
-    quota: s.quota,
+    gate: s.gate,
     responseCache: s.responseCache,
-    rateLimiter: s.rateLimiter,
     adminToken: s.config.adminToken,
     validateResponses: options.validateResponses,
   })) {

@@ -2,16 +2,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AdminService, type Plan } from './admin/service.js';
-import { Authenticator } from './auth/authenticator.js';
 import { ConfigError, loadConfig } from './config.js';
-import { AppError } from './http/problem.js';
+import { AppError } from './errors.js';
+import { RequestGate } from './gate/gate.js';
 import { QueryCatalog } from './infra/cypher-files.js';
 import { systemClock } from './infra/ids.js';
 import { MissingToolError } from './infra/local-deps.js';
 import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
-import { redisKeys } from './infra/redis-keys.js';
 import { createLogger, ensureDependencies } from './runtime.js';
 
 const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
@@ -57,8 +56,8 @@ async function main(): Promise<void> {
   try {
     await migrate(graph);
     await redis.connect();
-    const quota = { limitChanged: (id: string) => redis.del(redisKeys.quotaLimit(id)).then(() => undefined) };
-    const admin = new AdminService({ graph, clock: systemClock, authenticator: new Authenticator(graph, redis, logger), quota });
+    const gate = new RequestGate({ redis, graph, logger, clock: systemClock, plans: config.plans });
+    const admin = new AdminService({ graph, clock: systemClock, gate });
     const need = (name: keyof typeof o) => {
       const value = o[name];
       if (!value) throw new AppError('invalid_request', `--${name} is required for ${command}`);

@@ -13,7 +13,6 @@ import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { Metrics } from './http/observability.js';
 import { type AppServices, createServices } from './services.js';
-import { RetrievalRepository } from './retrieval/repository.js';
 
 export function createLogger(level: string): Logger {
   // Keys travel only in the Authorization header; it is never logged.
@@ -78,21 +77,18 @@ export async function startService(
   const driver = createDriver({ ...config.neo4j, uri: endpoints.neo4jUri });
   const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
   const redis = createRedis(endpoints.redisUrl);
-  const subscriber = createRedis(endpoints.redisUrl, { subscriber: true });
+  const services = createServices({ config, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
   try {
     await driver.verifyConnectivity({ database: config.neo4j.database });
     await migrate(graph);
-    await new RetrievalRepository(graph).warmUp();
-    await Promise.all([redis.connect(), subscriber.connect()]);
+    await services.retrieval.warmUp();
+    await redis.connect();
   } catch (err) {
     await driver.close();
     redis.disconnect();
-    subscriber.disconnect();
     throw err;
   }
-  const services = createServices({ config, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
-  await services.authenticator.start(subscriber);
-  services.quota.start();
+  services.gate.start();
   const app = createApp(services, { validateResponses: options.validateResponses });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
@@ -117,10 +113,9 @@ export async function startService(
         // Idle keep-alive sockets would hold close() open until they time out.
         server.closeIdleConnections();
       });
-      await services.quota.stop();
-      await services.authenticator.stop();
+      await services.gate.stop();
       await driver.close();
-      await Promise.allSettled([redis.quit(), subscriber.quit()]);
+      await Promise.allSettled([redis.quit()]);
     },
   };
 }

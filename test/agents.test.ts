@@ -415,7 +415,7 @@ describe('agents', () => {
   });
 
   describe('agent keys on user-key-only endpoints', () => {
-    it('get 403 user_key_required on every agent-management and member endpoint, before any look-up', async () => {
+    it('a valid agent key gets 403 user_key_required on every agent-management and member endpoint, whatever the path names; a revoked one 401', async () => {
       const w = await createWorkspace();
       const agent = await createAgent(w, { role: 'owner' });
       const target = await createAgent(w);
@@ -440,10 +440,10 @@ describe('agents', () => {
         ...paths(w.workspaceId, target.agentId, target.keyId, w.owner.userId),
         ...paths('ws_doesnotexist', 'ag_doesnotexist', 'key_doesnotexist', 'usr_doesnotexist'),
       ];
-      for (const token of [agent.key, revoked.key]) {
+      for (const [token, status, code] of [[agent.key, 403, 'user_key_required'], [revoked.key, 401, 'unauthorized']] as const) {
         for (const [method, path, body] of cases) {
           const res = await request(method, path, { token, body });
-          const p = problem(res, 403, 'user_key_required');
+          const p = problem(res, status, code);
           expect(res.text, `${method} ${path}`).not.to.include(token);
           expect(p.detail).not.to.include(token.slice(0, 12));
         }

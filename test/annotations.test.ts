@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { redisKeys } from '../src/infra/redis-keys.js';
+import { redisKeys } from '../src/gate/redis-keys.js';
 import { type TestWorkspace, addMember, createUser, createWorkspace, problem, request } from './support/api.js';
 import { createAgent } from './support/agents.js';
 import { env } from './support/harness.js';

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { Authenticator } from '../src/auth/authenticator.js';
 import { generateKey, hashKey, keyKind } from '../src/auth/keys.js';
+import { AppError } from '../src/errors.js';
+import { RequestGate } from '../src/gate/gate.js';
 import type { GraphExecutor } from '../src/infra/neo4j.js';
 import type { RunningService } from '../src/runtime.js';
 import { addMember, createUser, createWorkspace, problem, request } from './support/api.js';
@@ -15,17 +16,13 @@ function mistype(key: string, i: number): string {
   return key.slice(0, i) + other + key.slice(i + 1);
 }
 
-/** Counts the Redis MGETs and the auth/* Neo4j statements a service runs while `work` runs. */
+/** Counts the gate's Redis round trips and the auth/* Neo4j statements a service runs while `work` runs. */
 async function countLookups(svc: RunningService, work: () => Promise<void>) {
-  const { redis, graph } = svc.services;
-  const counts = { mget: 0, reads: 0, touches: 0 };
-  const mget = redis.mget;
+  const { gate, graph } = svc.services;
+  const counts = { roundTrips: 0, reads: 0, touches: 0 };
+  const before = gate.roundTrips;
   const read = graph.read;
   const write = graph.write;
-  redis.mget = ((...args: unknown[]) => {
-    counts.mget += 1;
-    return (mget as Function).apply(redis, args);
-  }) as typeof redis.mget;
   graph.read = ((name: string, params?: Record<string, unknown>) => {
     if (name.startsWith('auth/')) counts.reads += 1;
     return read.call(graph, name, params);
@@ -37,10 +34,10 @@ async function countLookups(svc: RunningService, work: () => Promise<void>) {
   try {
     await work();
   } finally {
-    redis.mget = mget;
     graph.read = read;
     graph.write = write;
   }
+  counts.roundTrips = gate.roundTrips - before;
   return counts;
 }
 
@@ -142,7 +139,7 @@ describe('authentication', () => {
         for (const token of tokens) problem(await request('GET', w.path(), { token }), 401, 'unauthorized');
         problem(await request('GET', w.path()), 401, 'unauthorized');
       });
-      expect(counts).to.deep.equal({ mget: 0, reads: 0, touches: 0 });
+      expect(counts).to.deep.equal({ roundTrips: 0, reads: 0, touches: 0 });
     });
 
     it('a user key revoked through the admin API fails on the very next request', async () => {
@@ -193,27 +190,33 @@ describe('authentication', () => {
           expect((await request('GET', w.path('/agents'), { token: w.owner.key })).status).to.equal(200);
         }
       });
-      expect(counts.mget).to.equal(20);
+      expect(counts.roundTrips).to.equal(20);
       expect(counts.reads).to.equal(0);
       // The 10-second flusher may fire once meanwhile; a write per request would be 20.
       expect(counts.touches).to.be.at.most(1);
     });
 
-    it('the requests of one event-loop turn share one MGET, and each sees a revocation made before it', async () => {
+    it('the requests of one event-loop turn share one round trip, and each sees a revocation made before it', async () => {
       const w = await createWorkspace();
+      const other = await createWorkspace();
       const agent = await createAgent(w);
       const revoked = await createAgentKey(w, agent.agentId);
       expect((await request('DELETE', w.path(`/agents/${agent.agentId}/keys/${revoked.keyId}`), { token: w.owner.key })).status).to.equal(204);
-      const { authenticator, redis } = env.service.services;
-      const epoch = await redis.get('auth:epoch');
+      const { gate } = env.service.services;
+      const viewer = { minRole: 'viewer' } as const;
       const counts = await countLookups(env.service, async () => {
-        const hashes = [agent.key, revoked.key, w.owner.key, agent.key].map(hashKey);
-        const snapshots = await Promise.all(hashes.map((h) => authenticator.snapshot(h, w.workspaceId)));
-        expect(snapshots.map((s) => s?.revoked)).to.deep.equal([false, true, false, false]);
-        expect(new Set(snapshots.map((s) => s?.epoch))).to.deep.equal(new Set([epoch]));
-        expect(new Set(snapshots.map((s) => s?.generation)).size).to.equal(1);
+        const outcomes = await Promise.all(
+          [
+            [agent.key, w],
+            [revoked.key, w],
+            [w.owner.key, w],
+            [agent.key, w],
+            [other.owner.key, other],
+          ].map(([key, space]) => gate.admit(key as string, (space as typeof w).workspaceId, viewer).then((a) => a.caller.role, (err: AppError) => err.code)),
+        );
+        expect(outcomes).to.deep.equal(['viewer', 'unauthorized', 'owner', 'viewer', 'owner']);
       });
-      expect(counts.mget).to.equal(1);
+      expect(counts.roundTrips).to.equal(1);
       problem(await request('GET', w.path(), { token: revoked.key }), 401, 'unauthorized');
     });
 
@@ -222,12 +225,12 @@ describe('authentication', () => {
       const agent = await createAgent(w);
       const unused = await createAgentKey(w, agent.agentId);
       const listing = async () => (await request('GET', w.path(`/agents/${agent.agentId}/keys`), { token: w.owner.key })).body.keys;
-      await env.service.services.authenticator.flushUses();
+      await env.service.services.gate.flushUses();
       expect((await listing()).map((k: any) => k.lastUsedAt)).to.deep.equal([null, null]);
       const before = new Date().toISOString();
       for (let i = 0; i < 3; i++) expect((await request('GET', w.path(), { token: agent.key })).status).to.equal(200);
       const after = new Date().toISOString();
-      await env.service.services.authenticator.flushUses();
+      await env.service.services.gate.flushUses();
       const keys = await listing();
       const used = keys.find((k: any) => k.id === agent.keyId);
       expect(used.lastUsedAt >= before && used.lastUsedAt <= after, `${before} ≤ ${used.lastUsedAt} ≤ ${after}`).to.equal(true);
@@ -235,7 +238,7 @@ describe('authentication', () => {
       // A later use moves it forward.
       await new Promise((r) => setTimeout(r, 5));
       await request('GET', w.path(), { token: agent.key });
-      await env.service.services.authenticator.flushUses();
+      await env.service.services.gate.flushUses();
       expect((await listing()).find((k: any) => k.id === agent.keyId).lastUsedAt > used.lastUsedAt).to.equal(true);
     });
 
@@ -256,16 +259,17 @@ describe('authentication', () => {
         }
         return rows;
       }) as GraphExecutor['read'];
-      const auth = new Authenticator(slow, redis, logger);
+      const gate = new RequestGate({ redis, graph: slow, logger, clock: () => new Date(), plans: env.config.plans });
 
       let release!: () => void;
       let ran!: () => void;
       const didRun = new Promise<void>((r) => (ran = r));
       hold = { ran, release: new Promise<void>((r) => (release = r)) };
-      const check = async () => {
-        const snapshot = await auth.snapshot(hashKey(member.key));
-        return auth.roleIn(await auth.authenticate(hashKey(member.key), snapshot), w.workspaceId, snapshot);
-      };
+      const check = () =>
+        gate.admit(member.key, w.workspaceId, { minRole: 'viewer' }).then(
+          (a) => a.caller.role,
+          (err: AppError) => (err.code === 'not_found' ? null : Promise.reject(err)),
+        );
       const racing = check();
       await didRun; // it read "editor" from Neo4j
       expect((await request('DELETE', w.path(`/members/${member.userId}`), { token: w.owner.key })).status).to.equal(204);
@@ -304,7 +308,7 @@ describe('authentication', () => {
       expect((await request('GET', w.path(), opts(user.key))).status).to.equal(200);
       expect((await request('GET', w.path('/agents'), opts(w.owner.key))).status).to.equal(200);
       // Tidy up for the shared service, whose cache also held the key.
-      await env.service.services.authenticator.accessChanged([hashKey(agent.key)]);
+      await env.service.services.gate.accessChanged([w.workspaceId], [hashKey(agent.key)]);
       problem(await request('GET', w.path(), { token: agent.key }), 401, 'unauthorized');
     });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { redisKeys } from '../src/infra/redis-keys.js';
+import { redisKeys } from '../src/gate/redis-keys.js';
 import { env } from './support/harness.js';
 import { type TestUser, type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
 import { archiveNode, createNode, getNode, link, linkPlaybook, restoreNode, unlink, updateNode } from './support/nodes.js';

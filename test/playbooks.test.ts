@@ -4,7 +4,7 @@ import { createAgent } from './support/agents.js';
 import { createPlaybook, createVersion, getPlaybook } from './support/playbooks.js';
 import { Redis } from 'ioredis';
 import { slugify } from '../src/http/slug.js';
-import { redisKeys } from '../src/infra/redis-keys.js';
+import { redisKeys } from '../src/gate/redis-keys.js';
 import { env } from './support/harness.js';
 
 const content = { instructions: 'Plan the launch', steps: ['brief', 'review'], owner: { team: 'marketing' } };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { hashKey } from '../src/auth/keys.js';
-import { redisKeys } from '../src/infra/redis-keys.js';
-import { periodOf } from '../src/quota/service.js';
+import type { AppError } from '../src/errors.js';
+import { redisKeys } from '../src/gate/redis-keys.js';
+import { periodOf } from '../src/gate/gate.js';
 import type { RunningService } from '../src/runtime.js';
 import { type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
 import { createAgent } from './support/agents.js';
@@ -21,6 +21,17 @@ async function setLimit(w: TestWorkspace, limit: number | null): Promise<void> {
 }
 
 const usage = async (w: TestWorkspace) => (await request('GET', w.path('/usage'), { token: w.owner.key })).body;
+
+/** One metered admission through the shared service's gate, as a bundle request makes it, and what it answered. */
+async function admitMetered(w: TestWorkspace) {
+  try {
+    const admission = await env.service.services.gate.admit(w.owner.key, w.workspaceId, { minRole: 'viewer', metered: true });
+    return { admitted: true, headers: admission.quota!.headers, generation: admission.generation, code: undefined };
+  } catch (err) {
+    const problem = err as AppError;
+    return { admitted: false, headers: problem.headers, generation: undefined, code: problem.code };
+  }
+}
 
 describe('monthly retrieval quota', () => {
   it('each bundle and manifest counts one retrieval; follow and updates do not', async () => {
@@ -66,33 +77,20 @@ describe('monthly retrieval quota', () => {
     expect(await usage(w)).to.include({ used: 7, limit: 7, remaining: 0 });
   });
 
-  it('the retrievals of one event-loop turn share one gate script naming each key once, and still get exactly min(N, R) counted', async () => {
+  it('the retrievals of one event-loop turn share one round trip, and still get exactly min(N, R) counted', async () => {
     const w = await createWorkspace();
     const playbookId = await playbookWithContext(w);
     await setLimit(w, 5);
     // Seeds the limit and the counter, so that the turn below needs no second attempt.
     expect((await request('GET', w.path(`/context/manifest?playbookId=${playbookId}`), { token: w.owner.key })).status).to.equal(200);
-    const { quota, redis } = env.service.services;
-    const gateRedis = redis as typeof redis & { retrievalGate: (...args: unknown[]) => Promise<unknown> };
-    const gate = gateRedis.retrievalGate;
-    let scripts = 0;
-    let keysSent = 0;
-    gateRedis.retrievalGate = (...args: unknown[]) => {
-      scripts += 1;
-      keysSent = args[0] as number;
-      return gate.apply(redis, args);
-    };
-    try {
-      const tickets = await Promise.all(Array.from({ length: 12 }, () => quota.open(hashKey(w.owner.key), w.workspaceId)));
-      expect(scripts).to.equal(1);
-      // Each key once: the auth epoch, the key's revoked mark, and the workspace's generation, counter and limit.
-      expect(keysSent).to.equal(5);
-      expect(tickets.filter((t) => !t.exhausted)).to.have.length(4);
-      expect(tickets.map((t) => t.headers['RateLimit-Remaining'])).to.deep.equal(['3', '2', '1', '0', ...Array(8).fill('0')]);
-      expect(new Set(tickets.map((t) => t.generation)).size).to.equal(1);
-    } finally {
-      gateRedis.retrievalGate = gate;
-    }
+    const { gate } = env.service.services;
+    const before = gate.roundTrips;
+    const outcomes = await Promise.all(Array.from({ length: 12 }, () => admitMetered(w)));
+    expect(gate.roundTrips - before).to.equal(1);
+    expect(outcomes.filter((o) => o.admitted)).to.have.length(4);
+    expect(outcomes.map((o) => o.headers['RateLimit-Remaining'])).to.deep.equal(['3', '2', '1', '0', ...Array(8).fill('0')]);
+    expect(outcomes.filter((o) => !o.admitted).map((o) => o.code)).to.deep.equal(Array(8).fill('quota_exceeded'));
+    expect(new Set(outcomes.filter((o) => o.admitted).map((o) => o.generation)).size).to.equal(1);
     expect(await usage(w)).to.include({ used: 5, limit: 5, remaining: 0 });
   });
 
@@ -102,30 +100,19 @@ describe('monthly retrieval quota', () => {
     await setLimit(b, 3);
     // Seeds each workspace's limit and counter (one retrieval each).
     for (const w of [a, b]) expect((await request('GET', w.path(`/context/manifest?playbookId=${await playbookWithContext(w)}`), { token: w.owner.key })).status).to.equal(200);
-    const { quota, redis } = env.service.services;
-    const gateRedis = redis as typeof redis & { retrievalGate: (...args: unknown[]) => Promise<unknown> };
-    const gate = gateRedis.retrievalGate;
-    const keysSent: number[] = [];
-    gateRedis.retrievalGate = (...args: unknown[]) => {
-      keysSent.push(args[0] as number);
-      return gate.apply(redis, args);
-    };
-    try {
-      // Interleaved: a, b, a, b, ... five of each.
-      const asked = Array.from({ length: 10 }, (_, i) => (i % 2 ? b : a));
-      const tickets = await Promise.all(asked.map((w) => quota.open(hashKey(w.owner.key), w.workspaceId)));
-      // One script: the epoch, two revoked marks, and each workspace's generation, counter and limit.
-      expect(keysSent).to.deep.equal([9]);
-      const remaining = (w: TestWorkspace) => tickets.filter((_, i) => asked[i] === w).map((t) => t.headers['RateLimit-Remaining']);
-      expect(remaining(a)).to.deep.equal(['0', '0', '0', '0', '0']);
-      expect(tickets.filter((t, i) => asked[i] === a && !t.exhausted)).to.have.length(1);
-      expect(remaining(b)).to.deep.equal(['1', '0', '0', '0', '0']);
-      expect(tickets.filter((t, i) => asked[i] === b && !t.exhausted)).to.have.length(2);
-      expect(new Set(tickets.filter((_, i) => asked[i] === a).map((t) => t.generation)).size).to.equal(1);
-      expect(tickets[0].generation).to.not.equal(tickets[1].generation);
-    } finally {
-      gateRedis.retrievalGate = gate;
-    }
+    const { gate } = env.service.services;
+    const before = gate.roundTrips;
+    // Interleaved: a, b, a, b, ... five of each.
+    const asked = Array.from({ length: 10 }, (_, i) => (i % 2 ? b : a));
+    const outcomes = await Promise.all(asked.map((w) => admitMetered(w)));
+    // One round trip: a script call per workspace, in one pipeline.
+    expect(gate.roundTrips - before).to.equal(1);
+    const of = (w: TestWorkspace) => outcomes.filter((_, i) => asked[i] === w);
+    expect(of(a).map((o) => o.headers['RateLimit-Remaining'])).to.deep.equal(['0', '0', '0', '0', '0']);
+    expect(of(a).filter((o) => o.admitted)).to.have.length(1);
+    expect(of(b).map((o) => o.headers['RateLimit-Remaining'])).to.deep.equal(['1', '0', '0', '0', '0']);
+    expect(of(b).filter((o) => o.admitted)).to.have.length(2);
+    expect(of(a)[0].generation).to.not.equal(of(b)[0].generation);
     expect(await usage(a)).to.include({ used: 2, limit: 2, remaining: 0 });
     expect(await usage(b)).to.include({ used: 3, limit: 3, remaining: 0 });
   });
@@ -190,7 +177,7 @@ describe('monthly retrieval quota', () => {
       for (let i = 0; i < 3; i++) {
         expect((await request('GET', w.path(`/context/manifest?playbookId=${playbookId}`), { token: w.owner.key, baseUrl: clocked.url })).status).to.equal(200);
       }
-      await clocked.services.quota.persist();
+      await clocked.services.gate.persistUsage();
       // A Redis restart without persistence: the live counter is gone.
       await env.service.services.redis.del(redisKeys.quota(w.workspaceId, periodOf(now)));
       const afterLoss = await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl: clocked.url });

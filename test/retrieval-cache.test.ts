@@ -127,9 +127,9 @@ describe('conditional and cached retrieval', () => {
 
   it('a repeated bundle is served from the cache, without Neo4j', async () => {
     const g = await smallGraph();
-    const { retrieval, graph } = env.service.services;
+    const { responseCache, graph } = env.service.services;
     await bundle(g);
-    const hits = retrieval.cache.hits;
+    const hits = responseCache.hits;
     const read = graph.read.bind(graph);
     let neo4jReads = 0;
     graph.read = (async (...args: Parameters<typeof read>) => {
@@ -142,7 +142,7 @@ describe('conditional and cached retrieval', () => {
     } finally {
       graph.read = read;
     }
-    expect(retrieval.cache.hits).to.equal(hits + 1);
+    expect(responseCache.hits).to.equal(hits + 1);
     expect(neo4jReads).to.equal(0);
   });
 
@@ -179,7 +179,7 @@ describe('conditional and cached retrieval', () => {
       expect(direct.text).to.equal(cached.text);
       expect(direct.headers.get('etag')).to.equal(cached.headers.get('etag'));
       expect((await bundle(g, { baseUrl: uncached.url, etag: direct.headers.get('etag')! })).status).to.equal(304);
-      expect(uncached.services.retrieval.cache.size).to.equal(0);
+      expect(uncached.services.responseCache.size).to.equal(0);
     });
   });
 });

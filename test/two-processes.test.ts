@@ -79,9 +79,9 @@ describe('two API processes', function () {
     await env.service.services.graph.driver.executeQuery('MATCH (k:ApiKey {id: $keyId}) SET k.revokedAt = $now', { keyId: agent.keyId, now: new Date().toISOString() });
     expect((await there('GET', w.path(), agent.key)).status).to.equal(200);
     // A new epoch alone (no revoked mark) sends the other process back to Neo4j on its next request.
-    await env.service.services.authenticator.accessChanged();
+    await env.service.services.gate.accessChanged([w.workspaceId]);
     problem(await there('GET', w.path(), agent.key), 401, 'unauthorized');
-    await env.service.services.authenticator.accessChanged([hashKey(agent.key)]);
+    await env.service.services.gate.accessChanged([w.workspaceId], [hashKey(agent.key)]);
   });
 
   it('a key revoked through one process fails on the very next request through the other', async () => {

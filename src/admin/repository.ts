@@ -30,9 +30,10 @@ export class AdminRepository {
   }
 
   /** The revoked key's hash, or undefined when the user has no such key. */
-  async revokeUserKey(userId: string, keyId: string, now: string): Promise<string | undefined> {
+  /** The revoked key's hash and the workspaces its user belongs to; undefined when there is no such key. */
+  async revokeUserKey(userId: string, keyId: string, now: string): Promise<{ hash: string; workspaceIds: string[] } | undefined> {
     const [row] = await this.graph.write('admin/revoke-user-key', { userId, keyId, now });
-    return row?.hash;
+    return row as { hash: string; workspaceIds: string[] } | undefined;
   }
 
   async createWorkspace(input: { id: string; name: string; plan: string; ownerUserId: string; parentWorkspaceId: string | null; now: string }) {

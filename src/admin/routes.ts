@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Id, Label, Name, Nullable, Strict, Timestamp } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { AppServices } from '../services.js';
+import type { AdminService } from './service.js';
 
 const PlanSchema = Type.Union([Type.Literal('free'), Type.Literal('team'), Type.Literal('enterprise')]);
 
@@ -25,7 +25,7 @@ export const AdminWorkspaceSchema = Type.Object({
 const base = { tag: 'Admin', access: { kind: 'operator' } } as const;
 
 /** The operator's API (ADMIN_TOKEN): users, their keys, workspaces. */
-export function adminRoutes(s: AppServices): AnyRoute[] {
+export function adminRoutes(s: { admin: AdminService }): AnyRoute[] {
   return [
     defineRoute({
       ...base, method: 'post', path: '/api/v1/admin/users', operationId: 'adminCreateUser', summary: 'Create a user',

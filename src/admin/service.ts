@@ -1,9 +1,8 @@
 import { generateKey } from '../auth/keys.js';
-import { AppError, invalidField, notFound } from '../http/problem.js';
+import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
-import type { QuotaService } from '../quota/service.js';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../service-deps.js';
 import type { Workspace } from '../workspaces/repository.js';
 import { AdminRepository, type KeyRecord, type User } from './repository.js';
 
@@ -13,7 +12,7 @@ export type Plan = 'free' | 'team' | 'enterprise';
 export class AdminService {
   private readonly repo: AdminRepository;
 
-  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'clock' | 'authenticator'> & { quota: Pick<QuotaService, 'limitChanged'> }) {
+  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'clock' | 'gate'>) {
     this.repo = new AdminRepository(deps.graph);
   }
 
@@ -35,9 +34,10 @@ export class AdminService {
   }
 
   async revokeUserKey(userId: string, keyId: string): Promise<void> {
-    const hash = await this.repo.revokeUserKey(userId, keyId, this.now());
-    if (!hash) throw notFound('Key');
-    await this.deps.authenticator.accessChanged([hash]);
+    const revoked = await this.repo.revokeUserKey(userId, keyId, this.now());
+    if (!revoked) throw notFound('Key');
+    // The key could reach the workspaces its user is a member of.
+    await this.deps.gate.accessChanged(revoked.workspaceIds, [revoked.hash]);
   }
 
   async createWorkspace(input: { name: string; ownerUserId: string; plan?: Plan; parentWorkspaceId?: string }): Promise<Workspace> {
@@ -63,7 +63,7 @@ export class AdminService {
     if (!result) throw notFound('Workspace');
     if (!result.parentFound) throw invalidField('/parentWorkspaceId', 'does not name a workspace');
     if (result.cycle) throw invalidField('/parentWorkspaceId', 'would make the workspace its own ancestor');
-    if (changes.plan !== undefined || changes.monthlyRetrievalLimit !== undefined) await this.deps.quota.limitChanged(workspaceId);
+    if (changes.plan !== undefined || changes.monthlyRetrievalLimit !== undefined) await this.deps.gate.limitChanged(workspaceId);
     return normalise(result.workspace);
   }
 

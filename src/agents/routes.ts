@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { CreatedKeySchema } from '../admin/routes.js';
 import { Description, Id, Label, Name, Nullable, NullableTimestamp, RoleSchema, Strict, Timestamp, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { AppServices } from '../services.js';
+import type { AgentService } from './service.js';
 
 export const AgentSchema = Type.Object({
   id: Type.String(),
@@ -35,7 +35,7 @@ const members = { kind: 'workspace', minRole: 'viewer', userKeyOnly: true } as c
 const owners = { kind: 'workspace', minRole: 'owner', userKeyOnly: true } as const;
 const sponsorOrOwner = 'Only the agent’s sponsor or a workspace owner (403 insufficient_role otherwise).';
 
-export function agentRoutes(s: AppServices): AnyRoute[] {
+export function agentRoutes(s: { agents: AgentService }): AnyRoute[] {
   return [
     defineRoute({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents', operationId: 'registerAgent', summary: 'Register an agent',

@@ -1,8 +1,8 @@
 import { type Caller, type Role, lowerRole } from '../auth/caller.js';
 import { generateKey } from '../auth/keys.js';
-import { AppError, invalidField, notFound } from '../http/problem.js';
+import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../service-deps.js';
 import { type Agent, type AgentKey, type AgentKeyListing, AgentRepository } from './repository.js';
 
 export type AgentDetail = Agent & { keyCount: number };
@@ -10,7 +10,7 @@ export type AgentDetail = Agent & { keyCount: number };
 /**
  * Agents: AI principals of one workspace, each with a human sponsor and its own keys.
  * Any member may register one (its role capped by the creator's); its sponsor or an owner manages it.
- * Every change that can take access away is signalled to every API process (Authenticator.accessChanged)
+ * Every change that can take access away is signalled to every API process (RequestGate.accessChanged)
  * after its commit; those operations are idempotent, so a retry after a 503 signals again.
  */
 export class AgentService {
@@ -58,7 +58,7 @@ export class AgentService {
     if (!result) throw notFound('Agent');
     if (!result.sponsorIsMember) throw invalidField('/sponsorUserId', 'is not a member of this workspace');
     // The sponsor is part of the agent's cached principal (acting user, role cap).
-    if (sponsorChanged) await this.deps.authenticator.accessChanged();
+    if (sponsorChanged) await this.deps.gate.accessChanged([caller.workspaceId]);
     return result.agent!;
   }
 
@@ -67,7 +67,7 @@ export class AgentService {
     await this.managed(caller, agentId);
     const hashes = await this.repo.deactivate(caller.workspaceId, agentId, this.now());
     if (!hashes) throw notFound('Agent');
-    await this.deps.authenticator.accessChanged(hashes);
+    await this.deps.gate.accessChanged([caller.workspaceId], hashes);
   }
 
   /** Owner only (checked by the route). Active again with no keys; its sponsor must still be a member. */
@@ -100,7 +100,7 @@ export class AgentService {
     await this.managed(caller, agentId);
     const hash = await this.repo.revokeKey(caller.workspaceId, agentId, keyId, this.now());
     if (!hash) throw notFound('Key');
-    await this.deps.authenticator.accessChanged([hash]);
+    await this.deps.gate.accessChanged([caller.workspaceId], [hash]);
   }
 
   /** The agent, when the caller may manage it: its sponsor or an owner (404 first, then 403). */

@@ -1,7 +1,7 @@
 import { type TLiteral, type TUnion, Type } from '@sinclair/typebox';
 import { Id, PageQuery, Pagination, Strict, Timestamp, Title } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { AppServices } from '../services.js';
+import type { AnnotationService } from './service.js';
 import { scopeTypes, targetTypes } from './repository.js';
 
 const literals = <T extends readonly string[]>(values: T, options: object = {}) =>
@@ -66,7 +66,7 @@ const visibility =
   'workspace_overlay annotations are visible to every member and agent of the workspace; an agent_local one only to the ' +
   'principal that wrote it (an agent, or a user: then it is a private note of that user), to everyone else it does not exist.';
 
-export function annotationRoutes(s: AppServices): AnyRoute[] {
+export function annotationRoutes(s: { annotations: AnnotationService }): AnyRoute[] {
   return [
     defineRoute({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/context/annotations', operationId: 'createAnnotation', summary: 'Annotate a playbook, a playbook version or a context node',

@@ -1,7 +1,7 @@
 import { type Caller, roleAtLeast } from '../auth/caller.js';
-import { AppError, invalidField, notFound } from '../http/problem.js';
+import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../service-deps.js';
 import {
   type Annotation, AnnotationRepository, type AnnotationSource, type ScopeType, type TargetType,
 } from './repository.js';
@@ -72,7 +72,7 @@ export class AnnotationService {
       createdAt: this.deps.clock().toISOString(),
     });
     if (!annotation) throw notFound(targetNames[input.targetType]);
-    await this.deps.generations.bump(caller.workspaceId);
+    await this.deps.gate.graphChanged(caller.workspaceId);
     return annotation;
   }
 
@@ -92,6 +92,6 @@ export class AnnotationService {
     const { found, deleted } = await this.repo.delete(caller.workspaceId, annotationId, caller.principal.id, roleAtLeast(caller.role, 'editor'));
     if (!found) throw notFound('Annotation');
     if (!deleted) throw new AppError('insufficient_role', 'Only the author of an annotation or an editor can delete it');
-    await this.deps.generations.bump(caller.workspaceId);
+    await this.deps.gate.graphChanged(caller.workspaceId);
   }
 }

@@ -2,7 +2,7 @@ import { type TLiteral, type TUnion, Type } from '@sinclair/typebox';
 import { TargetId, TargetTypeSchema } from '../annotations/routes.js';
 import { Id, Nullable, PageQuery, Pagination, Strict, Summary, Timestamp } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { AppServices } from '../services.js';
+import type { FeedbackService } from './service.js';
 import { feedbackStatuses, feedbackTypes } from './repository.js';
 
 const literals = <T extends readonly string[]>(values: T, options: object = {}) =>
@@ -61,7 +61,7 @@ const base = { tag: 'Feedback' } as const;
 const members = { kind: 'workspace', minRole: 'viewer' } as const;
 const editors = { kind: 'workspace', minRole: 'editor' } as const;
 
-export function feedbackRoutes(s: AppServices): AnyRoute[] {
+export function feedbackRoutes(s: { feedback: FeedbackService }): AnyRoute[] {
   return [
     defineRoute({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/context/feedback', operationId: 'createFeedback', summary: 'Send feedback on a playbook, a playbook version or a context node',

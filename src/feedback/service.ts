@@ -1,9 +1,9 @@
 import { requireText, targetNames } from '../annotations/service.js';
 import type { TargetType } from '../annotations/repository.js';
 import type { Caller } from '../auth/caller.js';
-import { notFound } from '../http/problem.js';
+import { notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../service-deps.js';
 import { type Feedback, FeedbackRepository, type FeedbackStatus, type FeedbackType } from './repository.js';
 
 export interface CreateFeedbackInput {

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { isRedisUnavailable, redisUnavailable } from '../infra/redis.js';
-import { AppError } from './problem.js';
+import { AppError } from '../errors.js';
 
 export const problemContentType = 'application/problem+json';
 

@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { errorCodes } from './problem.js';
+import { errorCodes } from '../errors.js';
 import { Problem } from './common-schemas.js';
 import type { AnyRoute } from './route.js';
 
@@ -31,6 +31,11 @@ const commonErrors: Record<number, string> = {
   503: 'Neo4j or Redis unreachable (with Retry-After)',
 };
 
+const conditionalHeaders = {
+  ETag: { description: 'Strong validator of the body; send it back as If-None-Match', schema: { type: 'string' } },
+  'Cache-Control': { description: 'private, no-cache', schema: { type: 'string' } },
+};
+
 /** The OpenAPI 3.1 document, built from the same route specs (and JSON Schemas) the router validates with. */
 export function buildOpenApi(routes: AnyRoute[], info: { version: string; description: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -46,6 +51,11 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
         ...(spec.headers ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
         ...(spec.schema ? { content: { 'application/json': { schema: plain(spec.schema) } } } : {}),
       };
+    }
+    if (route.cache) {
+      const ok = responses[200] as { headers?: Record<string, unknown> };
+      ok.headers = { ...conditionalHeaders, ...ok.headers };
+      responses[304] ??= { description: 'Not modified: the If-None-Match ETag is current', headers: conditionalHeaders };
     }
     for (const status of [...statuses].sort()) {
       responses[status] ??= {

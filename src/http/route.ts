@@ -48,13 +48,15 @@ export interface RouteSpec<P extends TObject = Empty, Q extends TObject = Empty,
   description?: string;
   tag: string;
   access: Access;
-  /** Counts against the workspace's monthly retrieval quota (bundle, manifest): see QuotaService. */
+  /** Counts against the workspace's monthly retrieval quota (bundle, manifest): see RequestGate. */
   metered?: boolean;
   /**
-   * For a GET whose answer is derived from the workspace's graph alone (what the graph generation covers):
-   * says whether a 200 body may be kept in the response cache and served again until the generation changes.
+   * For a GET whose answer is derived from the workspace's graph alone (what the graph generation covers): its
+   * 200 answers are kept as bytes (ResponseCache) and carry a strong ETag, and a matching If-None-Match is a 304.
+   * `when` decides on the body whether an answer qualifies (absent: every answer does, so a 304 needs no
+   * handler at all); `perCaller` says, from the validated query, whether the answer also depends on who asks.
    */
-  cacheable?: (body: any, caller: Caller) => boolean;
+  cache?: { when?: (body: any, caller: Caller) => boolean; perCaller?: (query: Static<Q>) => boolean };
   params?: P;
   query?: Q;
   body?: B;

@@ -1,32 +1,26 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { parse as parseQuery } from 'node:querystring';
 import { bodyParser } from '@koa/bodyparser';
-import { Router, type RouterContext } from '@koa/router';
+import { Router } from '@koa/router';
 import { Type } from '@sinclair/typebox';
-import type { Context, Middleware, Next } from 'koa';
-import { type Authenticator, unauthorized } from '../auth/authenticator.js';
-import { type Caller, roleAtLeast } from '../auth/caller.js';
-import { hashKey, keyKind } from '../auth/keys.js';
-import type { RateLimiter } from '../infra/rate-limiter.js';
-import type { ResponseCache } from '../infra/response-cache.js';
-import type { QuotaService } from '../quota/service.js';
-import { AppError } from './problem.js';
+import isFresh from 'fresh';
+import type { Context, Middleware } from 'koa';
+import type { Caller } from '../auth/caller.js';
+import { AppError } from '../errors.js';
+import type { Admission, RequestGate } from '../gate/gate.js';
+import { ResponseCache } from './response-cache.js';
 import type { AnyRoute } from './route.js';
 import { responseProblems, validatePart } from './validation.js';
 
 export interface RouterDeps {
-  authenticator: Authenticator;
-  quota?: Pick<QuotaService, 'open'>;
-  rateLimiter?: RateLimiter;
-  responseCache?: ResponseCache;
+  gate: Pick<RequestGate, 'admit' | 'identify'>;
+  responseCache: ResponseCache;
   adminToken?: string;
   /** Check every response body against its documented schema (tests): a mismatch is a 500. */
   validateResponses?: boolean;
 }
 
 function bearer(ctx: Context): string | undefined {
-  const header = ctx.get('authorization');
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
   return match?.[1];
 }
 
@@ -36,185 +30,138 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function operatorOnly(deps: RouterDeps): Middleware {
-  const { adminToken, authenticator } = deps;
-  return async (ctx, next) => {
+/** Runs a request's parsing, validation and handler once its caller is known. */
+type Run = (ctx: Context, admission?: Admission) => Promise<void>;
+
+/** The operator's token lets the request in; a valid API key is 403, anything else 401. */
+function operatorOnly(deps: RouterDeps, run: Run): Middleware {
+  const { adminToken, gate } = deps;
+  return async (ctx) => {
     // No token configured: the admin API does not exist.
     if (!adminToken) throw new AppError('not_found', 'No such route');
     const token = bearer(ctx);
-    if (token && sameSecret(token, adminToken)) return next();
-    // A valid API key is authenticated but not allowed here (403); anything else is 401.
-    if (token && keyKind(token)) {
-      const keyHash = hashKey(token);
-      const valid = await authenticator
-        .authenticate(keyHash, await authenticator.snapshot(keyHash))
-        .then(() => true, () => false);
-      if (valid) throw new AppError('forbidden', 'The admin API takes the operator token, not an API key');
-    }
+    if (token && sameSecret(token, adminToken)) return run(ctx);
+    if (token && (await gate.identify(token))) throw new AppError('forbidden', 'The admin API takes the operator token, not an API key');
     throw new AppError('unauthorized', 'The operator token is required');
   };
 }
 
-function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, deps: RouterDeps): Middleware {
-  const { minRole, userKeyOnly } = route.access;
-  return async (ctx: Context, next: Next) => {
-    const token = bearer(ctx);
-    if (!token) throw unauthorized();
-    // Decided from the key's form alone, before any look-up, whatever workspace or id the path names.
-    const kind = keyKind(token);
-    if (!kind) throw unauthorized();
-    if (userKeyOnly && kind === 'agent') {
-      throw new AppError('user_key_required', 'This endpoint takes a user key; agent keys cannot manage agents or members');
-    }
-    const { authenticator } = deps;
-    const keyHash = hashKey(token);
-    const workspaceId = ctx.params.workspaceId;
-    // A metered route learns the auth state, graph generation and quota in one Redis round trip; its
-    // count is taken back if the request then fails for any reason.
-    const ticket = route.metered && deps.quota ? await deps.quota.open(keyHash, workspaceId) : undefined;
+/** The gate admits the caller (one Redis round trip); a metered request's count is taken back if it then fails. */
+function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, deps: RouterDeps, run: Run): Middleware {
+  const rule = { ...route.access, metered: route.metered };
+  return async (ctx) => {
+    const admission = await deps.gate.admit(bearer(ctx), ctx.params.workspaceId, rule);
+    if (admission.quota) ctx.set(admission.quota.headers);
     try {
-      const snapshot = ticket ? ticket.snapshot : await authenticator.snapshot(keyHash, route.cacheable ? workspaceId : undefined);
-      const principal = await authenticator.authenticate(keyHash, snapshot);
-      const role = await authenticator.roleIn(principal, workspaceId, snapshot);
-      if (!role) throw new AppError('not_found', 'Workspace not found');
-      if (deps.rateLimiter) await deps.rateLimiter.check(principal.keyId);
-      if (!roleAtLeast(role, minRole)) {
-        throw new AppError('insufficient_role', `This needs the ${minRole} role or higher; the caller is ${role}`);
-      }
-      if (ticket) {
-        ctx.set(ticket.headers);
-        if (ticket.exhausted) {
-          throw new AppError('quota_exceeded', 'The workspace has used every retrieval of its plan this month', { headers: ticket.headers });
-        }
-        ctx.state.quota = ticket;
-      }
-      const caller: Caller = {
-        principal,
-        workspaceId,
-        role,
-        actingUserId: principal.kind === 'user' ? principal.id : principal.sponsorUserId,
-      };
-      ctx.state.caller = caller;
-      ctx.state.generation = ticket ? ticket.generation : snapshot?.generation;
-      await next();
+      await run(ctx, admission);
     } catch (err) {
-      await ticket?.refund();
+      await admission.quota?.refund();
       throw err;
     }
   };
 }
 
-/** Everything a matched request goes through, as one function of the context. */
-type Pipeline = (ctx: Context) => Promise<void>;
-
 // A route that takes no query parameters still refuses unknown ones.
 const noQuery = Type.Object({}, { additionalProperties: false });
+const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
 
-function handle(route: AnyRoute, deps: RouterDeps): Pipeline {
-  return async (ctx: Context) => {
+/** Body parsing (only for routes that take one), validation, the response cache and the handler. */
+function handle(route: AnyRoute, deps: RouterDeps): Run {
+  const run: Run = async (ctx, admission) => {
     if (route.body && ctx.request.length && !ctx.is('application/json')) {
       throw new AppError('unsupported_media_type', 'The request body must be application/json');
     }
-    // ajv coerces and fills defaults in place: the router's params are copied, the parsed query is new anyway.
-    // node:querystring parses in one pass (a repeated parameter becomes an array, as with ctx.query), where
-    // Koa's ctx.query builds each value through URLSearchParams.getAll and defineProperty (2 % of a cached answer).
+    // ajv coerces and fills defaults in place, so it gets copies.
     const params = route.params ? validatePart(route.params, { ...ctx.params }, 'path') : {};
-    const query = validatePart(route.query ?? noQuery, parseQuery(ctx.querystring, '&', '=', { maxKeys: 0 }), 'query');
+    const query = validatePart<Record<string, unknown>>(route.query ?? noQuery, { ...ctx.query }, 'query');
     const body = route.body ? validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body') : undefined;
-    // A read derived from the workspace's graph alone is answered from the response cache while the graph
-    // generation (read with the auth state, no extra round trip) stays the same.
-    const generation = ctx.state.generation as string | null | undefined;
-    const cacheKey = route.cacheable && generation && deps.responseCache ? `${route.operationId}|${generation}|${ctx.path}|${ctx.querystring}` : undefined;
-    const cached = cacheKey ? deps.responseCache!.get(cacheKey) : undefined;
-    if (cached) {
-      ctx.type = 'application/json';
-      ctx.body = cached.body;
-    } else {
-      await route.handler({ params, query, body, caller: ctx.state.caller, ctx } as never);
-      if (cacheKey && ctx.status === 200 && ctx.body && !Buffer.isBuffer(ctx.body) && route.cacheable!(ctx.body, ctx.state.caller)) {
-        const bytes = Buffer.from(JSON.stringify(ctx.body));
-        deps.responseCache!.set(cacheKey, { body: bytes, etag: '' });
-        ctx.type = 'application/json';
-        ctx.body = bytes;
-      }
-    }
+    const caller = admission?.caller as Caller;
+    const handler = () => route.handler({ params, query, body, caller, ctx } as never);
+    if (route.cache && admission?.generation) await cached(ctx, route, deps.responseCache, admission, query, handler);
+    else await handler();
     if (deps.validateResponses) checkResponse(route, ctx);
   };
+  return route.body ? (ctx, admission) => parseJson(ctx, () => run(ctx, admission)) : run;
+}
+
+/**
+ * Answers a cacheable GET under the graph generation the gate read: 304 when If-None-Match holds the ETag,
+ * else the cached bytes, else the handler's answer, kept when it qualifies.
+ */
+async function cached(ctx: Context, route: AnyRoute, cache: ResponseCache, admission: Admission, query: Record<string, unknown>, handler: () => Promise<void>) {
+  const { caller, generation } = admission;
+  const audience = route.cache!.perCaller?.(query) ? `${caller.principal.kind}:${caller.principal.id}` : undefined;
+  const { key, etag } = ResponseCache.keyOf({ generation: generation!, operationId: route.operationId, path: ctx.path, query, audience });
+  // fresh (Koa's own) is asked with If-None-Match alone: fetch adds Cache-Control: no-cache to every conditional
+  // request, which ctx.fresh takes for a forced reload (a shared cache's rule; this is the origin).
+  const fresh = () => isFresh({ 'if-none-match': ctx.get('if-none-match') }, { etag });
+  const answer = (bytes?: Buffer) => {
+    ctx.etag = etag;
+    ctx.set('Cache-Control', 'private, no-cache');
+    if (bytes) send(ctx, bytes);
+    else ctx.status = 304;
+  };
+  const hit = cache.get(key);
+  // Without `when`, every answer under this key is the same: the ETag alone answers a conditional request.
+  if ((hit || !route.cache!.when) && fresh()) return answer();
+  if (hit) return answer(hit.body);
+  await handler();
+  const body = ctx.body;
+  if (ctx.status !== 200 || !body || Buffer.isBuffer(body) || !(route.cache!.when?.(body, caller) ?? true)) return;
+  const bytes = Buffer.from(JSON.stringify(body));
+  cache.set(key, { body: bytes, etag });
+  answer(fresh() ? undefined : bytes);
+}
+
+function send(ctx: Context, bytes: Buffer): void {
+  ctx.type = 'application/json';
+  ctx.body = bytes;
 }
 
 function checkResponse(route: AnyRoute, ctx: Context): void {
-  const spec = route.responses[ctx.status];
+  const spec = route.responses[ctx.status] ?? (ctx.status === 304 && route.cache ? { description: 'Not modified' } : undefined);
   if (!spec) throw new Error(`${route.operationId} answered ${ctx.status}, which its route does not document`);
   if (!spec.schema || ctx.body === undefined || ctx.body === null) return;
-  // Ready-made JSON bytes (cached retrieval answers) are checked like any other body.
+  // Ready-made JSON bytes (cached answers) are checked like any other body.
   const body = Buffer.isBuffer(ctx.body) ? JSON.parse(ctx.body.toString('utf8')) : ctx.body;
   const problems = responseProblems(spec.schema, body);
   if (problems) throw new Error(`${route.operationId} ${ctx.status} body does not match its schema: ${problems}`);
 }
 
-const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
-
 /** One route's whole pipeline as a single function: access check, then body parsing, validation and handler. */
 function pipelineOf(route: AnyRoute, deps: RouterDeps): Middleware {
-  const access =
+  const run = handle(route, deps);
+  const admitted: Middleware =
     route.access.kind === 'operator'
-      ? operatorOnly(deps)
+      ? operatorOnly(deps, run)
       : route.access.kind === 'workspace'
-        ? workspaceMember(route as AnyRoute & { access: { kind: 'workspace' } }, deps)
-        : undefined;
-  const handler = handle(route, deps);
-  // Only routes that take a body parse one, and only for a caller that passed the access check.
-  const run: Pipeline = route.body ? async (ctx) => parseJson(ctx, () => handler(ctx)) : handler;
-  return async (ctx) => {
+        ? workspaceMember(route as AnyRoute & { access: { kind: 'workspace' } }, deps, run)
+        : (ctx) => run(ctx);
+  return (ctx, next) => {
     // The route's pattern labels metrics and logs; the raw URL never does.
     ctx.state.route = route.path;
-    await (access ? access(ctx, () => run(ctx)) : run(ctx));
+    return admitted(ctx, next);
   };
 }
 
 /**
- * Which router a path belongs to: the resource under a workspace (`playbooks`, `context-nodes`, `context`,
- * … or '' for the workspace itself), and one router for everything outside workspaces (admin, operations).
- * The same function sorts the route patterns at start-up and the request paths at run time.
- */
-function areaOf(path: string): string {
-  const segments = path.split('/', 6);
-  return segments[1] === 'api' && segments[2] === 'v1' && segments[3] === 'workspaces' ? `workspaces/${segments[5] ?? ''}` : '';
-}
-
-/**
- * Mounts every route with its access check, validation and handler, plus 404/405 problems for the rest.
- * Each route is a single @koa/router layer holding its whole pipeline, so a matched request runs one
- * function after the router rather than a chain of middleware. Routes are grouped into one router per
- * area: @koa/router tests every layer of a router against every request, and a request needs only the
- * layers of its own area (5-10 instead of ~60: bench/RESULTS.md).
+ * Mounts every route with its access check, validation and handler. An unknown path is a 404 problem; a known
+ * path with another method a 405 problem with Allow (@koa/router's allowedMethods finds the methods; OPTIONS
+ * answers with them).
  */
 export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware[] {
-  const routers = new Map<string, Router>();
+  const router = new Router();
   for (const route of routes) {
-    const area = areaOf(route.path);
-    let router = routers.get(area);
-    if (!router) routers.set(area, (router = new Router()));
     // A GET route answers HEAD too (@koa/router adds it).
     router.register(route.path, [route.method.toUpperCase()], pipelineOf(route, deps), { name: route.operationId });
   }
-  const dispatchers = new Map([...routers].map(([area, router]) => [area, router.routes() as Middleware]));
-  const dispatch: Middleware = (ctx, next) => {
-    const router = dispatchers.get(areaOf(ctx.path));
-    return router ? router(ctx, next) : next();
-  };
-  // Reached only when no route took the request: the layers whose path matched say which methods would have.
-  const unmatched: Middleware = async (ctx) => {
-    const matched = (ctx as unknown as RouterContext).matched ?? [];
-    const allowed = [...new Set(matched.flatMap((layer) => layer.methods))];
-    if (allowed.length === 0) throw new AppError('not_found', 'No such route');
-    const allow = allowed.join(', ');
-    if (ctx.method === 'OPTIONS') {
-      ctx.set('Allow', allow);
-      ctx.status = 204;
-      return;
+  const problems: Middleware = async (ctx, next) => {
+    await next();
+    if (ctx.status === 405 || ctx.status === 501) {
+      const allow = ctx.response.get('Allow');
+      throw new AppError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}`, { headers: { Allow: allow } });
     }
-    throw new AppError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}`, { headers: { Allow: allow } });
+    if (ctx.status === 404 && ctx.body == null) throw new AppError('not_found', 'No such route');
   };
-  return [dispatch, unmatched];
+  return [problems, router.routes() as Middleware, router.allowedMethods() as Middleware];
 }

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { AppError, type FieldError } from './problem.js';
+import { AppError, type FieldError } from '../errors.js';
 
 type Where = 'body' | 'query' | 'path';
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import neo4j, { type Driver, type ManagedTransaction, Neo4jError, isRetryableError, routing } from 'neo4j-driver';
-import { AppError } from '../http/problem.js';
+import { AppError } from '../errors.js';
 import type { QueryCatalog } from './cypher-files.js';
 
 export type Params = Record<string, unknown>;

@@ -13,7 +13,7 @@ import {
   Title,
 } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { AppServices } from '../services.js';
+import type { NodeService } from './service.js';
 import { linkTypes, nodeTypes } from './repository.js';
 
 const literals = <T extends readonly string[]>(values: T, options: object = {}) =>
@@ -131,11 +131,11 @@ const links = { tag: 'Links' } as const;
 const viewers = { kind: 'workspace', minRole: 'viewer' } as const;
 const editors = { kind: 'workspace', minRole: 'editor' } as const;
 
-export function nodeRoutes(s: AppServices): AnyRoute[] {
+export function nodeRoutes(s: { nodes: NodeService }): AnyRoute[] {
   return [
     defineRoute({
       ...nodes, method: 'get', path: '/api/v1/workspaces/:workspaceId/context-nodes', operationId: 'listContextNodes', summary: 'List or search context nodes',
-      cacheable: () => true,
+      cache: {},
       description: 'Live nodes by default; filter by nodeType and status, sort, page, and search with q. Sending both status and the deprecated archived is 400.',
       access: viewers, params: WorkspaceOnly, query: ListQuery,
       responses: { 200: { description: 'One page of nodes', schema: Type.Object({ nodes: Type.Array(NodeSchema), pagination: Pagination }) } },
@@ -156,7 +156,7 @@ export function nodeRoutes(s: AppServices): AnyRoute[] {
     }),
     defineRoute({
       ...nodes, method: 'get', path: '/api/v1/workspaces/:workspaceId/context-nodes/:nodeId', operationId: 'getContextNode', summary: 'A context node with its links',
-      cacheable: () => true,
+      cache: {},
       access: viewers, params: NodePath,
       responses: { 200: { description: 'The node with outgoingLinks, incomingLinks and unresolvedLinks', schema: NodeDetailSchema } },
       handler: async ({ ctx, caller, params }) => {

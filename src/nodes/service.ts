@@ -1,9 +1,9 @@
 import type { Caller } from '../auth/caller.js';
-import { AppError, invalidField, notFound } from '../http/problem.js';
+import { AppError, invalidField, notFound } from '../errors.js';
 import { slugify } from '../http/slug.js';
 import { newId } from '../infra/ids.js';
 import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../service-deps.js';
 import {
   type ContextNode,
   type Link,
@@ -91,7 +91,7 @@ export class NodeService {
           await this.resolveWikilinksTo(tx, ws, node.id, now);
           return (await this.repo.get(tx, ws, node.id))!;
         });
-        await this.deps.generations.bump(ws);
+        await this.deps.gate.graphChanged(ws);
         return detail;
       } catch (err) {
         if (!isConstraintViolation(err)) throw err;
@@ -124,7 +124,7 @@ export class NodeService {
         if (slugChanged) await this.resolveWikilinksTo(tx, ws, nodeId, now);
         return (await this.repo.get(tx, ws, nodeId))!;
       });
-      await this.deps.generations.bump(ws);
+      await this.deps.gate.graphChanged(ws);
       return detail;
     } catch (err) {
       if (isConstraintViolation(err) && input.slug !== undefined) throw slugTaken(input.slug);
@@ -179,7 +179,7 @@ export class NodeService {
       const created: Link = { id: linkId, sourceId, sourceType, targetId: input.targetId, linkType: input.linkType, origin: 'manual', createdAt: now };
       return created;
     });
-    await this.deps.generations.bump(ws);
+    await this.deps.gate.graphChanged(ws);
     return link;
   }
 
@@ -194,7 +194,7 @@ export class NodeService {
         throw new AppError('conflict', 'This link comes from a [[wikilink]] in the source node’s content; remove the wikilink from the content instead');
       }
     });
-    await this.deps.generations.bump(ws);
+    await this.deps.gate.graphChanged(ws);
   }
 
   private async setStatus(caller: Caller, nodeId: string, status: NodeStatus): Promise<void> {
@@ -204,7 +204,7 @@ export class NodeService {
       if (!result.found) throw notFound('Context node');
       return result.changed;
     });
-    if (changed) await this.deps.generations.bump(ws);
+    if (changed) await this.deps.gate.graphChanged(ws);
   }
 
   /** Runs `work` in one write transaction holding the workspace's graph lock. */

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../http/problem.js';
+import { AppError } from '../errors.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { AppServices } from '../services.js';
+import type { Infra } from '../service-deps.js';
 
 const require = createRequire(import.meta.url);
 const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -20,7 +20,7 @@ const docsPage = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
 
 /** Health, readiness, metrics and the API documentation: no API key needed. */
-export function opsRoutes(s: AppServices, openApi: () => object): AnyRoute[] {
+export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics'>, openApi: () => object): AnyRoute[] {
   return [
     defineRoute({
       method: 'get', path: '/healthz', operationId: 'health', tag: 'Operations', access: { kind: 'public' },

@@ -1,6 +1,6 @@
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { WorkspacePath } from '../http/common-schemas.js';
-import type { AppServices } from '../services.js';
+import type { PlaybookService } from './service.js';
 import {
   CreateBody, CreateVersionBody, ListQuery, PlaybookDetailSchema, PlaybookListSchema, PlaybookPath, UpdateBody, VersionPath, VersionSchema,
 } from './schemas.js';
@@ -15,11 +15,11 @@ const parentNote =
   'under the parent’s path (workspaceId in the body names the workspace it belongs to); every write under the parent’s path is 404.';
 const archivedNote = 'An archived playbook cannot be changed (409 conflict) until it is restored.';
 
-export function playbookRoutes(s: AppServices): AnyRoute[] {
+export function playbookRoutes(s: { playbooks: PlaybookService }): AnyRoute[] {
   return [
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/playbooks', operationId: 'listPlaybooks', summary: 'List playbooks',
-      cacheable: () => true,
+      cache: {},
       description:
         'Playbooks of this workspace only: archived playbooks never appear, nor do parent_readonly playbooks of child workspaces ' +
         '(read those by id). status keeps playbooks having at least one version in that status; owner and function_area are exact ' +
@@ -47,7 +47,7 @@ export function playbookRoutes(s: AppServices): AnyRoute[] {
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId', operationId: 'getPlaybook', summary: 'A playbook with its versions, tags and linked context nodes',
       // A parent_readonly playbook read under the parent's path belongs to the child, whose generation this request did not read.
-      cacheable: (playbook, caller) => playbook.workspaceId === caller.workspaceId,
+      cache: { when: (playbook, caller) => playbook.workspaceId === caller.workspaceId },
       description: `An archived playbook is still readable by id (archivedAt set). ${parentNote}`,
       access: viewers, params: PlaybookPath,
       responses: { 200: { description: 'The playbook', schema: PlaybookDetailSchema } },

@@ -1,9 +1,9 @@
 import type { Caller } from '../auth/caller.js';
-import { AppError, invalidField, notFound } from '../http/problem.js';
+import { AppError, invalidField, notFound } from '../errors.js';
 import { slugify } from '../http/slug.js';
 import { newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../service-deps.js';
 import {
   type ListFilter, type PlaybookDetail, PlaybookRepository, type PlaybookSummary, type Version, type VersionStatus, type Visibility,
 } from './repository.js';
@@ -122,7 +122,7 @@ export class PlaybookService {
           { ...record, id: newId('pb'), versionId: newId('pbv'), now: this.now() },
         );
         if (!created) throw notFound('Workspace');
-        await this.deps.generations.bump(caller.workspaceId);
+        await this.deps.gate.graphChanged(caller.workspaceId);
         return created;
       } catch (err) {
         // The workspace lock serialises creations; only a concurrent PATCH of a slug can still collide.
@@ -168,20 +168,20 @@ export class PlaybookService {
       throw err;
     }
     if (!updated) throw notFound('Playbook');
-    await this.deps.generations.bump(caller.workspaceId);
+    await this.deps.gate.graphChanged(caller.workspaceId);
     return updated;
   }
 
   /** Soft delete: sets archivedAt, keeps the record and its slug. Archiving an archived playbook is a no-op. */
   async archive(caller: Caller, playbookId: string): Promise<void> {
     if (!(await this.repo.archive(caller.workspaceId, playbookId, this.now()))) throw notFound('Playbook');
-    await this.deps.generations.bump(caller.workspaceId);
+    await this.deps.gate.graphChanged(caller.workspaceId);
   }
 
   async restore(caller: Caller, playbookId: string): Promise<PlaybookDetail> {
     const restored = await this.repo.restore(caller.workspaceId, playbookId, this.now());
     if (!restored) throw notFound('Playbook');
-    await this.deps.generations.bump(caller.workspaceId);
+    await this.deps.gate.graphChanged(caller.workspaceId);
     return restored;
   }
 
@@ -210,7 +210,7 @@ export class PlaybookService {
       return version;
     });
     if (!created) throw notFound('Playbook');
-    await this.deps.generations.bump(caller.workspaceId);
+    await this.deps.gate.graphChanged(caller.workspaceId);
     return created;
   }
 
@@ -225,7 +225,7 @@ export class PlaybookService {
       return result.version;
     });
     if (!approved) throw notFound('Playbook');
-    await this.deps.generations.bump(caller.workspaceId);
+    await this.deps.gate.graphChanged(caller.workspaceId);
     return approved;
   }
 

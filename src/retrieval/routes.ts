@@ -1,18 +1,12 @@
-import type { Context } from 'koa';
-import { Id, Strict } from '../http/common-schemas.js';
+import { Id, Strict, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { QuotaTicket } from '../quota/service.js';
-import type { AppServices } from '../services.js';
-import type { Answer } from './service.js';
+import type { RetrievalService } from './service.js';
 import { BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema } from './schemas.js';
 
-const WorkspacePath = Strict({ workspaceId: Id('Workspace id') });
 const readers = { kind: 'workspace', minRole: 'viewer' } as const;
 const base = { tag: 'Retrieval', access: readers } as const;
 
 const meteredHeaders = {
-  ETag: 'Strong validator of the body; send it back as If-None-Match',
-  'Cache-Control': 'private, no-cache',
   'RateLimit-Limit': 'Monthly retrievals of the plan',
   'RateLimit-Remaining': 'Retrievals left this month',
   'RateLimit-Reset': 'Seconds until the quota resets (start of next month, UTC)',
@@ -22,25 +16,12 @@ const meteredDescription =
   'Counts one retrieval against the monthly quota when it answers 200 or 304 (a failed request is not counted); past the limit 429 quota_exceeded with Retry-After. ' +
   'Carries a strong ETag derived from the workspace’s graph generation, the parameters and the annotations the caller may see: with a matching If-None-Match the answer is 304 with no body.';
 
-/** Sends a bundle or manifest answer: 304 on a matching ETag, otherwise the ready-made bytes. */
-function send(ctx: Context, answer: Answer): void {
-  ctx.set('ETag', answer.etag);
-  ctx.set('Cache-Control', 'private, no-cache');
-  if (answer.notModified) {
-    ctx.status = 304;
-    return;
-  }
-  ctx.type = 'application/json';
-  ctx.body = answer.body;
-}
-
-const ticketOf = (ctx: Context) => ctx.state.quota as QuotaTicket;
-
-export function retrievalRoutes(s: AppServices): AnyRoute[] {
+export function retrievalRoutes(s: { retrieval: RetrievalService }): AnyRoute[] {
   return [
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/bundle', operationId: 'getBundle',
       summary: 'A playbook with its ranked linked context, for an agent run', description: meteredDescription, metered: true,
+      cache: { perCaller: (q) => q.includeAnnotations },
       params: WorkspacePath, query: BundleQuery,
       responses: {
         200: { description: 'The bundle', schema: BundleSchema, headers: meteredHeaders },
@@ -48,12 +29,13 @@ export function retrievalRoutes(s: AppServices): AnyRoute[] {
       },
       errors: [429],
       handler: async ({ ctx, caller, query }) => {
-        send(ctx, await s.retrieval.bundle(caller, query, ticketOf(ctx).generation, ctx.get('if-none-match')));
+        ctx.body = await s.retrieval.bundle(caller, query);
       },
     }),
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/manifest', operationId: 'getManifest',
       summary: 'The same ranking as the bundle, with summaries and token estimates instead of content', description: meteredDescription, metered: true,
+      cache: { perCaller: (q) => q.includeAnnotations },
       params: WorkspacePath, query: ManifestQuery,
       responses: {
         200: { description: 'The manifest', schema: ManifestSchema, headers: meteredHeaders },
@@ -61,7 +43,7 @@ export function retrievalRoutes(s: AppServices): AnyRoute[] {
       },
       errors: [429],
       handler: async ({ ctx, caller, query }) => {
-        send(ctx, await s.retrieval.manifest(caller, query, ticketOf(ctx).generation, ctx.get('if-none-match')));
+        ctx.body = await s.retrieval.manifest(caller, query);
       },
     }),
     defineRoute({

@@ -1,8 +1,6 @@
-import { hash } from 'node:crypto';
 import type { Caller } from '../auth/caller.js';
-import { notFound } from '../http/problem.js';
-import type { ServiceDeps } from '../services.js';
-import type { CachedAnswer, ResponseCache } from '../infra/response-cache.js';
+import { notFound } from '../errors.js';
+import type { ServiceDeps } from '../service-deps.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
 
 export type Mode = 'summary' | 'standard' | 'full';
@@ -19,9 +17,6 @@ export interface BundleQuery extends RetrievalQuery {
   mode: Mode;
 }
 
-/** What a bundle or manifest request gets: 304 (no body) or the bytes to send, with the ETag either way. */
-export type Answer = { notModified: true; etag: string } | ({ notModified: false } & CachedAnswer);
-
 const linkTypeNames: Record<string, string> = {
   requires: 'REQUIRES',
   references: 'REFERENCES',
@@ -30,62 +25,42 @@ const linkTypeNames: Record<string, string> = {
   'index-entry': 'INDEX_ENTRY',
 };
 
-/** True when an If-None-Match header names this ETag (or is `*`); weak and strong forms compare alike. */
-export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim().replace(/^W\//, '');
-    return t === '*' || t === etag;
-  });
-}
-
 /**
- * Bundles, manifests, follow and updates. A bundle or manifest answer depends only on the workspace's graph
- * generation, the parameters and (with annotations) the caller, so it is cached as bytes under exactly
- * that key, and its ETag is derived from the same key: a 304 needs neither Neo4j nor serialisation.
+ * Bundles, manifests, follow and updates. A bundle or manifest depends only on the workspace's graph, the
+ * parameters and (with annotations) the caller: its route keeps the answer in the response cache.
  */
 export class RetrievalService {
   private readonly repo: RetrievalRepository;
-  constructor(
-    private readonly deps: ServiceDeps,
-    readonly cache: ResponseCache,
-  ) {
+  constructor(deps: Pick<ServiceDeps, 'graph'>) {
     this.repo = new RetrievalRepository(deps.graph);
   }
 
-  bundle(caller: Caller, q: BundleQuery, generation: string, ifNoneMatch: string): Promise<Answer> {
-    return this.answer('bundle', caller, q, q.mode, generation, ifNoneMatch);
+  bundle(caller: Caller, q: BundleQuery) {
+    return this.answer(caller, q, q.mode);
   }
 
-  manifest(caller: Caller, q: RetrievalQuery, generation: string, ifNoneMatch: string): Promise<Answer> {
-    return this.answer('manifest', caller, q, 'manifest', generation, ifNoneMatch);
+  manifest(caller: Caller, q: RetrievalQuery) {
+    return this.answer(caller, q, 'manifest');
   }
 
-  private async answer(kind: 'bundle' | 'manifest', caller: Caller, q: RetrievalQuery, mode: Mode | 'manifest', generation: string, ifNoneMatch: string): Promise<Answer> {
-    const changedSince = q.changedSince ? new Date(q.changedSince).toISOString() : null;
-    // Annotations visible to the caller depend on who asks (agent_local ones are private to their author).
-    const audience = q.includeAnnotations ? `${caller.principal.kind}:${caller.principal.id}` : '*';
-    const key = [caller.workspaceId, generation, kind, mode, q.playbookId, q.maxNodes, q.depth, changedSince ?? '', audience].join('|');
-    const etag = `"${hash('sha256', key, 'base64url').slice(0, 32)}"`;
-    if (matchesEtag(ifNoneMatch, etag)) return { notModified: true, etag };
-    const cached = this.cache.get(key);
-    if (cached) return { notModified: false, ...cached };
+  /** Plans the retrieval statements with request-shaped parameters, so that the first requests after a start do not wait for it. */
+  warmUp(): Promise<void> {
+    return this.repo.warmUp();
+  }
 
+  private async answer(caller: Caller, q: RetrievalQuery, mode: Mode | 'manifest') {
     const ranking = await this.repo.rank({
       workspaceId: caller.workspaceId,
       playbookId: q.playbookId,
       depth: q.depth,
       maxNodes: q.maxNodes,
-      changedSince,
+      changedSince: q.changedSince ? new Date(q.changedSince).toISOString() : null,
       withContent: mode === 'standard' || mode === 'full',
       includeAnnotations: q.includeAnnotations,
       principalId: caller.principal.id,
     });
     if (!ranking) throw notFound('Playbook');
-    const body = await this.render(caller, ranking, mode);
-    const answer = { body: Buffer.from(JSON.stringify(body)), etag };
-    this.cache.set(key, answer);
-    return { notModified: false, ...answer };
+    return this.render(caller, ranking, mode);
   }
 
   private async render(caller: Caller, ranking: Ranking, mode: Mode | 'manifest') {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Id, Nullable, RoleSchema, Strict, Timestamp, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { AppServices } from '../services.js';
+import type { WorkspaceService } from './service.js';
 
 const WorkspaceSchema = Type.Object({
   id: Type.String(),
@@ -25,7 +25,7 @@ const base = { tag: 'Workspaces' } as const;
 const members = { kind: 'workspace', minRole: 'viewer', userKeyOnly: true } as const;
 const owners = { kind: 'workspace', minRole: 'owner', userKeyOnly: true } as const;
 
-export function workspaceRoutes(s: AppServices): AnyRoute[] {
+export function workspaceRoutes(s: { workspaces: WorkspaceService }): AnyRoute[] {
   return [
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId', operationId: 'getWorkspace', summary: 'The workspace, with the caller’s role',

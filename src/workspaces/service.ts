@@ -1,18 +1,18 @@
 import type { Caller, Role } from '../auth/caller.js';
-import { AppError, invalidField, notFound } from '../http/problem.js';
-import type { QuotaService, Usage } from '../quota/service.js';
-import type { ServiceDeps } from '../services.js';
+import { AppError, invalidField, notFound } from '../errors.js';
+import type { Usage } from '../gate/gate.js';
+import type { ServiceDeps } from '../service-deps.js';
 import { type Member, type Workspace, WorkspaceRepository } from './repository.js';
 
 /** A workspace as its members see it: with the caller's own role. */
 export type WorkspaceView = Omit<Workspace, 'monthlyRetrievalLimit'> & { role: Role };
 
 export class WorkspaceService {
-  constructor(
-    private readonly deps: ServiceDeps,
-    private readonly repo: WorkspaceRepository,
-    private readonly quota: QuotaService,
-  ) {}
+  private readonly repo: WorkspaceRepository;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.repo = new WorkspaceRepository(deps.graph);
+  }
 
   async get(caller: Caller): Promise<WorkspaceView> {
     const ws = await this.require(caller.workspaceId);
@@ -20,7 +20,7 @@ export class WorkspaceService {
   }
 
   usage(caller: Caller): Promise<Usage> {
-    return this.quota.usage(caller.workspaceId);
+    return this.deps.gate.usage(caller.workspaceId);
   }
 
   async require(workspaceId: string): Promise<Workspace> {
@@ -37,7 +37,7 @@ export class WorkspaceService {
     const { member, userFound } = await this.repo.addMember(caller.workspaceId, userId, role, this.now());
     if (!userFound) throw invalidField('/userId', 'does not name a user');
     if (!member) throw new AppError('already_member', 'That user is already a member of this workspace');
-    await this.deps.authenticator.accessChanged();
+    await this.deps.gate.accessChanged([caller.workspaceId]);
     return member;
   }
 
@@ -45,7 +45,7 @@ export class WorkspaceService {
     const result = await this.repo.changeRole(caller.workspaceId, userId, role, this.now());
     if (!result.found) throw notFound('Member');
     if (result.lastOwner) throw new AppError('last_owner', 'The last owner of a workspace cannot be demoted');
-    await this.deps.authenticator.accessChanged();
+    await this.deps.gate.accessChanged([caller.workspaceId]);
     return result.member!;
   }
 
@@ -58,7 +58,7 @@ export class WorkspaceService {
     const result = await this.repo.removeMember(caller.workspaceId, userId, this.now());
     if (!result.found) throw notFound('Member');
     if (result.lastOwner) throw new AppError('last_owner', 'The last owner of a workspace cannot be removed');
-    await this.deps.authenticator.accessChanged(result.revokedKeyHashes);
+    await this.deps.gate.accessChanged([caller.workspaceId], result.revokedKeyHashes);
   }
 
   private now(): string {

@@ -1,0 +1,332 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { type Caller, type Principal, type Role, roleAtLeast } from '../auth/caller.js';
+import { hashKey, keyKind } from '../auth/keys.js';
+import type { PlanLimits } from '../config.js';
+import { AppError, notFound } from '../errors.js';
+import type { GraphExecutor } from '../infra/neo4j.js';
+import { isRedisUnavailable, redisUnavailable } from '../infra/redis.js';
+import { type Access, AccessCache } from './access-cache.js';
+import { redisKeys } from './redis-keys.js';
+import { GateRepository } from './repository.js';
+import { GateRoundTrip, type GateReading, counterTtlSeconds } from './round-trip.js';
+
+/** The calendar month (UTC) a moment falls in, as `YYYY-MM`. */
+export function periodOf(at: Date): string {
+  return at.toISOString().slice(0, 7);
+}
+
+/** The first instant of the next calendar month (UTC): when the quota resets. */
+export function nextPeriodStart(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+}
+
+/** Every failed authentication looks the same: the body never says why, and never repeats the key. */
+export const unauthorized = () =>
+  new AppError('unauthorized', 'A valid API key is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
+
+/** What a route asks of its caller. */
+export interface AccessRule {
+  minRole: Role;
+  /** Agent keys are refused (403 user_key_required), once the key is known to be valid. */
+  userKeyOnly?: boolean;
+  /** Counts against the workspace's monthly retrieval quota (bundle, manifest). */
+  metered?: boolean;
+}
+
+/** A metered request's count: the headers to send, and how to take the count back if the request fails. */
+export interface QuotaTicket {
+  /** RateLimit-* headers (and Retry-After when exhausted). */
+  headers: Record<string, string>;
+  refund(): Promise<void>;
+}
+
+/** A request the gate let through. */
+export interface Admission {
+  caller: Caller;
+  /** The workspace's graph generation, read in the same round trip; undefined when Redis cannot be reached. */
+  generation?: string;
+  quota?: QuotaTicket;
+}
+
+export interface Usage {
+  period: string;
+  used: number;
+  limit: number;
+  remaining: number;
+  resetsAt: string;
+}
+
+export interface GateDeps {
+  redis: Redis;
+  graph: GraphExecutor;
+  logger: Logger;
+  clock: () => Date;
+  plans: PlanLimits;
+  rateLimitPerKeyPerMinute?: number;
+}
+
+/** Cached workspace limits expire so that a plan change reaches every process even if its DEL was lost. */
+const limitTtlSeconds = 300;
+
+/**
+ * The request gate: everything a request asks Redis before it runs (its key's access to the workspace, the
+ * workspace's graph generation, the monthly quota and the per-key rate limit) in ONE round trip shared by the
+ * requests of an event-loop turn (GateRoundTrip), and the signals that keep those answers true after a change
+ * (accessChanged, graphChanged, limitChanged). Access answers are cached in-process under the workspace's auth
+ * epoch (AccessCache), so the hot path never reads Neo4j. When Redis cannot be reached, nothing cached is
+ * trusted (Neo4j decides) and a metered or rate-limited request is a 503: nothing may be served that cannot be
+ * counted.
+ */
+export class RequestGate {
+  private readonly roundTrip: GateRoundTrip;
+  private readonly repo: GateRepository;
+  private readonly cache = new AccessCache();
+  /** Key id → when it was last used; written to Neo4j in batches, so using a key costs no write per request. */
+  private uses = new Map<string, Date>();
+  /** `workspaceId|period` of counters this process changed since they were last copied to Neo4j. */
+  private readonly counted = new Set<string>();
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly deps: GateDeps) {
+    this.roundTrip = new GateRoundTrip(deps.redis);
+    this.repo = new GateRepository(deps.graph);
+  }
+
+  /** Round trips to Redis made for requests so far. */
+  get roundTrips(): number {
+    return this.roundTrip.count;
+  }
+
+  /**
+   * Lets a request with this bearer key into a workspace under `rule`, or throws its problem, in the order a
+   * caller should learn them: 401 (no valid key), 403 user_key_required, 404 (not a member), 429 rate_limited,
+   * 403 insufficient_role, 429 quota_exceeded. A malformed key or one failing its checksum costs no look-up.
+   */
+  async admit(token: string | undefined, workspaceId: string, rule: AccessRule): Promise<Admission> {
+    if (!token || !keyKind(token)) throw unauthorized();
+    const keyHash = hashKey(token);
+    const now = this.deps.clock();
+    const reading = await this.read(keyHash, workspaceId, rule.metered ?? false, now);
+    const counted = reading?.quota.state === 'ok';
+    try {
+      if (reading?.revoked) throw unauthorized();
+      const { principal, role } = await this.access(keyHash, workspaceId, reading?.epoch);
+      if (!principal) throw unauthorized();
+      this.uses.set(principal.keyId, now);
+      if (rule.userKeyOnly && principal.kind === 'agent') {
+        throw new AppError('user_key_required', 'This endpoint takes a user key; agent keys cannot manage agents or members');
+      }
+      if (!role) throw notFound('Workspace');
+      this.checkRate(reading, now);
+      if (!roleAtLeast(role, rule.minRole)) {
+        throw new AppError('insufficient_role', `This needs the ${rule.minRole} role or higher; the caller is ${role}`);
+      }
+      const caller: Caller = { principal, workspaceId, role, actingUserId: principal.kind === 'user' ? principal.id : principal.sponsorUserId };
+      const quota = rule.metered && reading ? this.ticket(reading, workspaceId, now) : undefined;
+      return { caller, generation: reading?.generation, quota };
+    } catch (err) {
+      if (counted) await this.refund(workspaceId, periodOf(now));
+      throw err;
+    }
+  }
+
+  /** The principal behind a valid API key, or undefined (the admin API tells a valid key, 403, from any other, 401). */
+  async identify(token: string): Promise<Principal | undefined> {
+    return keyKind(token) ? this.repo.principal(hashKey(token)) : undefined;
+  }
+
+  /**
+   * Call after a committed change that can take access to these workspaces away or change it (key revoked,
+   * agent deactivated or changed, member removed or re-roled): marks the revoked keys and replaces each
+   * workspace's auth epoch, so every process reloads. Throws when Redis is unreachable, so the caller answers
+   * 503; the operations that call it are idempotent, and a retry signals again.
+   */
+  async accessChanged(workspaceIds: string[], revokedKeyHashes: string[] = []): Promise<void> {
+    this.cache.clear();
+    const pipeline = this.deps.redis.pipeline();
+    for (const workspaceId of new Set(workspaceIds)) {
+      // The mark only spares Neo4j a read (the epoch alone already invalidates); a day outlives every cache entry.
+      for (const hash of revokedKeyHashes) pipeline.set(redisKeys.revokedKey(workspaceId, hash), '1', 'EX', 24 * 3600);
+      pipeline.set(redisKeys.authEpoch(workspaceId), randomUUID());
+    }
+    await this.execAll(pipeline);
+  }
+
+  /**
+   * Call after a committed change to a workspace's playbooks, versions, nodes, links or annotations: a new
+   * random generation, so no cached answer or ETag of the old graph is served again by any process.
+   */
+  async graphChanged(workspaceId: string): Promise<void> {
+    try {
+      await this.deps.redis.set(redisKeys.graphGeneration(workspaceId), randomUUID());
+    } catch (err) {
+      // The write itself succeeded; without the new generation a cached answer could outlive it, so the caller must know.
+      this.deps.logger.error({ err, workspaceId }, 'could not replace the graph generation after a committed change');
+      throw isRedisUnavailable(err) ? redisUnavailable(err) : err;
+    }
+  }
+
+  /** Forget the cached limit after a plan or limit change. */
+  async limitChanged(workspaceId: string): Promise<void> {
+    await this.guard(() => this.deps.redis.del(redisKeys.quotaLimit(workspaceId)));
+  }
+
+  /** Retrievals used this month against the workspace's limit. */
+  async usage(workspaceId: string): Promise<Usage> {
+    const now = this.deps.clock();
+    const period = periodOf(now);
+    const limit = await this.limitOf(workspaceId);
+    const live = await this.guard(() => this.deps.redis.get(redisKeys.quota(workspaceId, period)));
+    const used = live === null ? await this.repo.persistedUsage(workspaceId, period) : Number(live);
+    return { period, used, limit, remaining: Math.max(0, limit - used), resetsAt: nextPeriodStart(now).toISOString() };
+  }
+
+  /** Starts writing key use and counters to Neo4j in the background. */
+  start(options: { flushUsesMs?: number; persistUsageMs?: number } = {}): void {
+    this.timers = [
+      setInterval(() => void this.flushUses(), options.flushUsesMs ?? 10_000),
+      setInterval(() => void this.persistUsage(), options.persistUsageMs ?? 30_000),
+    ];
+    for (const timer of this.timers) timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    await Promise.all([this.flushUses(), this.persistUsage()]);
+  }
+
+  /**
+   * Writes buffered lastUsedAt values in one statement. The timer calls it and stop() once more; a failed
+   * write keeps the values for the next flush.
+   */
+  async flushUses(): Promise<void> {
+    if (this.uses.size === 0) return;
+    const pending = this.uses;
+    this.uses = new Map();
+    try {
+      await this.repo.touchKeys([...pending].map(([keyId, at]) => ({ keyId, at: at.toISOString() })));
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'could not record key use');
+      for (const [keyId, at] of pending) if (!this.uses.has(keyId)) this.uses.set(keyId, at);
+    }
+  }
+
+  /**
+   * Copies the live counters this process changed to Neo4j, from which a counter missing in Redis is re-seeded
+   * (a Redis restart without persistence loses at most one interval of counting).
+   */
+  async persistUsage(): Promise<void> {
+    if (this.counted.size === 0) return;
+    const entries = [...this.counted].map((t) => t.split('|') as [string, string]);
+    this.counted.clear();
+    try {
+      const values = await this.deps.redis.mget(...entries.map(([ws, period]) => redisKeys.quota(ws, period)));
+      const counts = entries
+        .map(([workspaceId, period], i) => ({ workspaceId, period, used: Number(values[i] ?? NaN) }))
+        .filter((c) => Number.isFinite(c.used));
+      if (counts.length > 0) await this.repo.persistUsage(counts, this.deps.clock().toISOString());
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'could not persist usage');
+      for (const [ws, period] of entries) this.counted.add(`${ws}|${period}`);
+    }
+  }
+
+  /** The gate round trip for one request, seeding a missing quota limit or counter from Neo4j first. */
+  private async read(keyHash: string, workspaceId: string, metered: boolean, now: Date): Promise<GateReading | undefined> {
+    const period = periodOf(now);
+    const minute = this.deps.rateLimitPerKeyPerMinute ? Math.floor(now.getTime() / 60_000) : undefined;
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const reading = await this.roundTrip.read({ keyHash, workspaceId, metered, period, minute });
+        if (reading.quota.state === 'seed-limit') {
+          const limit = await this.limitOf(workspaceId);
+          await this.deps.redis.set(redisKeys.quotaLimit(workspaceId), limit, 'EX', limitTtlSeconds);
+        } else if (reading.quota.state === 'seed-count') {
+          const persisted = await this.repo.persistedUsage(workspaceId, period);
+          await this.deps.redis.set(redisKeys.quota(workspaceId, period), persisted, 'EX', counterTtlSeconds, 'NX');
+        } else {
+          if (reading.quota.state === 'ok') this.counted.add(`${workspaceId}|${period}`);
+          return reading;
+        }
+      }
+      throw new Error('quota counter could not be seeded');
+    } catch (err) {
+      if (!isRedisUnavailable(err)) throw err;
+      if (metered || minute !== undefined) throw redisUnavailable(err);
+      this.deps.logger.warn({ err: (err as Error).message }, 'redis unreachable: authenticating against Neo4j');
+      return undefined;
+    }
+  }
+
+  /** The key's access to the workspace: cached under the epoch this request read, or loaded from Neo4j. */
+  private async access(keyHash: string, workspaceId: string, epoch: string | undefined): Promise<Access> {
+    const hit = epoch ? this.cache.get(keyHash, workspaceId, epoch) : undefined;
+    if (hit) return hit;
+    const principal = await this.repo.principal(keyHash);
+    let role: Role | undefined;
+    // An agent's role (already capped by its sponsor's current role) came with its key.
+    if (principal?.kind === 'agent') role = principal.workspaceId === workspaceId ? principal.role : undefined;
+    else if (principal) role = await this.repo.userRole(principal.id, workspaceId);
+    const access = { principal, role };
+    if (epoch) this.cache.set(keyHash, workspaceId, epoch, access);
+    return access;
+  }
+
+  private checkRate(reading: GateReading | undefined, now: Date): void {
+    const perMinute = this.deps.rateLimitPerKeyPerMinute;
+    if (!perMinute || !reading?.requestsThisMinute || reading.requestsThisMinute <= perMinute) return;
+    const retryAfter = Math.max(1, Math.ceil((60_000 - (now.getTime() % 60_000)) / 1000));
+    throw new AppError('rate_limited', `More than ${perMinute} requests a minute with this key`, { headers: { 'Retry-After': String(retryAfter) } });
+  }
+
+  private ticket(reading: GateReading, workspaceId: string, now: Date): QuotaTicket {
+    const { state, used, limit } = reading.quota;
+    const resetSeconds = Math.max(1, Math.ceil((nextPeriodStart(now).getTime() - now.getTime()) / 1000));
+    const headers: Record<string, string> = {
+      'RateLimit-Limit': String(limit),
+      'RateLimit-Remaining': String(Math.max(0, limit - used)),
+      'RateLimit-Reset': String(resetSeconds),
+    };
+    if (state === 'exhausted') {
+      headers['Retry-After'] = String(resetSeconds);
+      throw new AppError('quota_exceeded', 'The workspace has used every retrieval of its plan this month', { headers });
+    }
+    let refunded = false;
+    return {
+      headers,
+      refund: async () => {
+        if (refunded) return;
+        refunded = true;
+        await this.refund(workspaceId, periodOf(now));
+      },
+    };
+  }
+
+  private async refund(workspaceId: string, period: string): Promise<void> {
+    await this.deps.redis.decr(redisKeys.quota(workspaceId, period)).catch((err) => this.deps.logger.warn({ err }, 'could not refund a retrieval'));
+  }
+
+  /** The monthly retrieval limit in force: the workspace's own, or its plan's. */
+  private async limitOf(workspaceId: string): Promise<number> {
+    const ws = await this.repo.workspacePlan(workspaceId);
+    if (!ws) throw notFound('Workspace');
+    const { plans } = this.deps;
+    return ws.monthlyRetrievalLimit ?? plans[ws.plan as keyof PlanLimits] ?? plans.free;
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw isRedisUnavailable(err) ? redisUnavailable(err) : err;
+    }
+  }
+
+  private async execAll(pipeline: ReturnType<Redis['pipeline']>): Promise<void> {
+    const results = await this.guard(() => pipeline.exec());
+    const failed = results?.find(([err]) => err);
+    if (!results || failed) throw isRedisUnavailable(failed?.[0]) ? redisUnavailable(failed?.[0]) : (failed?.[0] ?? new Error('Redis pipeline was discarded'));
+  }
+}

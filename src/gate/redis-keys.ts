@@ -1,0 +1,18 @@
+/**
+ * Every Redis key the service uses, named in one place. A workspace's keys share its hash tag
+ * (`{workspaceId}`), so they live in one Redis Cluster slot and one script may touch them all; a key's rate
+ * counter is tagged by the key. No key is global.
+ */
+export const redisKeys = {
+  /** Replaced after every committed change that can take access to the workspace away (see AccessCache). */
+  authEpoch: (workspaceId: string) => `{${workspaceId}}:auth-epoch`,
+  /** Set when a key that could reach the workspace is revoked: refused without a Neo4j read. */
+  revokedKey: (workspaceId: string, keyHash: string) => `{${workspaceId}}:revoked:${keyHash}`,
+  /** Replaced after every committed change to the workspace's playbooks, versions, nodes, links or annotations. */
+  graphGeneration: (workspaceId: string) => `{${workspaceId}}:generation`,
+  /** Retrievals counted for a workspace in a calendar month (UTC), `YYYY-MM`. */
+  quota: (workspaceId: string, period: string) => `{${workspaceId}}:quota:${period}`,
+  /** The monthly retrieval limit in force for a workspace (cached from Neo4j and configuration). */
+  quotaLimit: (workspaceId: string) => `{${workspaceId}}:quota-limit`,
+  rateLimit: (keyHash: string, minute: number) => `{${keyHash}}:rate:${minute}`,
+} as const;

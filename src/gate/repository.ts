@@ -1,0 +1,41 @@
+import type { Principal, Role } from '../auth/caller.js';
+import type { GraphExecutor } from '../infra/neo4j.js';
+
+/** What the gate reads from and writes to Neo4j: principals behind keys, roles, key use, persisted usage. */
+export class GateRepository {
+  constructor(private readonly graph: GraphExecutor) {}
+
+  /** The active principal behind a key hash; undefined for an unknown, revoked or deactivated one. */
+  async principal(keyHash: string): Promise<Principal | undefined> {
+    const [row] = await this.graph.read('auth/find-key', { hash: keyHash });
+    if (!row) return undefined;
+    if (row.kind === 'agent') {
+      return { kind: 'agent', id: row.principalId, keyId: row.keyId, workspaceId: row.workspaceId, sponsorUserId: row.sponsorUserId, role: row.role };
+    }
+    return { kind: 'user', id: row.principalId, keyId: row.keyId };
+  }
+
+  async userRole(userId: string, workspaceId: string): Promise<Role | undefined> {
+    const [row] = await this.graph.read<{ role: Role }>('auth/user-role', { userId, workspaceId });
+    return row?.role;
+  }
+
+  async touchKeys(uses: { keyId: string; at: string }[]): Promise<void> {
+    await this.graph.write('auth/touch-keys', { uses });
+  }
+
+  /** The workspace's own monthly limit and plan; undefined when it does not exist. */
+  async workspacePlan(workspaceId: string): Promise<{ plan: string; monthlyRetrievalLimit: number | null } | undefined> {
+    const [row] = await this.graph.read('workspaces/get', { workspaceId });
+    return row?.workspace;
+  }
+
+  async persistedUsage(workspaceId: string, period: string): Promise<number> {
+    const [row] = await this.graph.read('quota/get-usage', { workspaceId, period });
+    return Number(row?.used ?? 0);
+  }
+
+  async persistUsage(counts: { workspaceId: string; period: string; used: number }[], now: string): Promise<void> {
+    await this.graph.write('quota/persist-usage', { counts, now });
+  }
+}

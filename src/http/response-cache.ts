@@ -1,0 +1,55 @@
+import { hash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+
+/** A ready-to-send answer and its strong ETag. */
+export interface CachedAnswer {
+  body: Buffer;
+  etag: string;
+}
+
+/**
+ * Every cacheable answer (bundles, manifests, playbook and node reads), held as the bytes to send under one key
+ * scheme: the workspace's graph generation, the route, the path, the validated query and, when the answer
+ * depends on who asks, the caller. The ETag is derived from the same key, so a conditional request is answered
+ * 304 without the graph or serialisation. An entry can never be served after a change: the generation in its
+ * key is simply never read again, and the entry ages out (LRU, bounded in bytes).
+ */
+export class ResponseCache {
+  private readonly lru?: LRUCache<string, CachedAnswer>;
+  hits = 0;
+  misses = 0;
+
+  constructor(options: { enabled: boolean; maxBytes: number }) {
+    if (options.enabled && options.maxBytes > 0) {
+      this.lru = new LRUCache<string, CachedAnswer>({
+        maxSize: options.maxBytes,
+        sizeCalculation: (value, key) => value.body.length + key.length + 64,
+      });
+    }
+  }
+
+  /** The cache key of an answer, and its ETag. */
+  static keyOf(parts: { generation: string; operationId: string; path: string; query: Record<string, unknown>; audience?: string }): { key: string; etag: string } {
+    const query = Object.keys(parts.query)
+      .sort()
+      .map((name) => `${name}=${JSON.stringify(parts.query[name])}`)
+      .join('&');
+    const key = `${parts.generation}|${parts.operationId}|${parts.path}|${query}|${parts.audience ?? '*'}`;
+    return { key, etag: `"${hash('sha256', key, 'base64url').slice(0, 32)}"` };
+  }
+
+  get(key: string): CachedAnswer | undefined {
+    const found = this.lru?.get(key);
+    if (found) this.hits += 1;
+    else this.misses += 1;
+    return found;
+  }
+
+  set(key: string, answer: CachedAnswer): void {
+    this.lru?.set(key, answer);
+  }
+
+  get size(): number {
+    return this.lru?.calculatedSize ?? 0;
+  }
+}
