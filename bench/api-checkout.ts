@@ -14,7 +14,7 @@ export interface ApiCheckout {
   dir: string;
   /** The built entry point the API process runs. */
   serverJs: string;
-  /** The commit of the code under test (BENCH_REVISION overrides it, for a copy that is not a checkout). */
+  /** The commit of the code under test; BENCH_REVISION names it for a copy that is not a checkout. */
   revision?: Revision;
   /** True when the API under test is this checkout's own. */
   isHarness: boolean;
@@ -32,5 +32,5 @@ export function prepareApiCheckout(dir: string, build: boolean): ApiCheckout {
   }
   const serverJs = path.join(abs, 'dist', 'src', 'server.js');
   if (!existsSync(serverJs)) throw new Error(`${serverJs} is missing: build it (leave out --no-build)`);
-  return { dir: abs, serverJs, revision: revision(abs), isHarness: abs === path.resolve(projectRoot) };
+  return { dir: abs, serverJs, revision: revision(abs, process.env.BENCH_REVISION), isHarness: abs === path.resolve(projectRoot) };
 }

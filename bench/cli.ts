@@ -27,6 +27,7 @@ What code
   --api-dir DIR        run the API of another checkout of this project (its dist/src/server.js, and its
                        cypher/ for the raw-driver floor); everything else stays this checkout's   (.)
   --no-build           do not run \`npm run build\` in that checkout first
+  env BENCH_REVISION   the commit of an --api-dir that is not a git checkout (a \`git archive\` copy)
 
 Where
   --data-dir DIR       Neo4j store, generated-workspace catalogue, logs (bench/.data)

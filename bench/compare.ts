@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sizeLabel } from './report.js';
 import type { Verdict } from './targets.js';
 
 interface Result {
@@ -35,7 +36,7 @@ const rows = keys.map((k) => {
   const [statement, size, clients] = k.split('|');
   return [
     statement,
-    size,
+    size ? sizeLabel(Number(size)) : '',
     clients,
     ...runs.map(({ r }) => {
       const v = r.targets!.find((x) => key(x) === k);

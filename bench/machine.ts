@@ -40,11 +40,11 @@ export interface Revision {
 }
 
 /**
- * The commit checked out in `dir` (read-only git calls). A copy made with `git archive` is not a checkout:
- * its commit can be given as BENCH_REVISION.
+ * The commit checked out in `dir` (read-only git calls), or `given` where the caller knows it: a copy made with
+ * `git archive` is not a checkout.
  */
-export function revision(dir: string, fromEnv = process.env.BENCH_REVISION): Revision | undefined {
-  if (fromEnv) return { commit: fromEnv, dirty: false };
+export function revision(dir: string, given?: string): Revision | undefined {
+  if (given) return { commit: given, dirty: false };
   const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' });
   if (head.status !== 0) return undefined;
   const status = spawnSync('git', ['status', '--porcelain', '--', 'src', 'cypher', 'redis'], { cwd: dir, encoding: 'utf8' });

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
 
   try {
     const checkout = prepareApiCheckout(opts.apiDir, opts.build);
-    const harness = revision(projectRoot, undefined);
+    const harness = revision(projectRoot);
     console.log(`API under test: ${checkout.dir} at ${describeRevision(checkout.revision)}${checkout.isHarness ? '' : `; harness ${projectRoot} at ${describeRevision(harness)}`}`);
 
     const { driver, neo4jVersion } = await stack.startStores({ dataDir: opts.dataDir, heap: opts.neo4jHeap, pageCacheMb: opts.pageCacheMb });

@@ -127,7 +127,7 @@ export function evaluate(results: SizeResult[], scaling: ScalingRun[] | undefine
       const value = ratio(a, b);
       const v: Verdict = { ...base, size: r.nodes, a, b, value, met: value === undefined ? undefined : isMet(value, t.op, t.limit) };
       const notes = [
-        value === undefined ? `needs ${t.scenario} and ${t.baseline} at ${t.clients} clients` : undefined,
+        value === undefined ? `needs ${t.scenario} and ${t.baseline} at ${t.clients} client${t.clients > 1 ? 's' : ''}` : undefined,
         t.size !== undefined && r.nodes !== t.size ? `stated on ${t.size} nodes` : undefined,
         noiseNote(v),
       ].filter(Boolean);
