@@ -105,8 +105,10 @@ export async function startNodeServer(opts: {
   env: NodeJS.ProcessEnv;
   readyPath: string;
   logFile: string;
+  /** Working directory (default: this checkout). */
+  cwd?: string;
 }): Promise<Proc> {
-  const child = spawn(process.execPath, opts.args, { cwd: projectRoot, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, opts.args, { cwd: opts.cwd ?? projectRoot, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
   logTo(child, opts.logFile);
   const url = `http://127.0.0.1:${opts.port}`;
   try {

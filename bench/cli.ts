@@ -1,0 +1,120 @@
+/** The options of `npm run bench`, and its --help. */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { projectRoot } from '../src/infra/project-root.js';
+import { GROUPS, SCENARIO_NAMES, type Scenario, def, resolveScenarios } from './scenarios.js';
+
+const HELP = `npm run bench -- [options]
+
+Measures the API against its baselines and prints, last, one table: each target, its ratio, met or missed.
+Starts its own Neo4j and Redis; the data stays in bench/.data and is reused. Results: bench/results/<stamp>.json and .md.
+
+What is measured
+  --sizes LIST         workspace sizes in context nodes              (1000,10000,100000)
+  --clients LIST       concurrent clients                            (1,16,64)
+  --scenarios LIST     scenario names and/or groups: ${GROUPS.join(', ')}, all   (targets)
+  --diagnostics        everything: all scenarios (unless --scenarios names them), the raw driver in the
+                       cost-against-size run, and the first requests after the API starts
+  --cpu-prof           write a V8 CPU profile of each API process (read it with bench/profile-summary.ts)
+
+How long
+  --duration S         measured seconds per scenario and client count (10), split over the rounds
+  --warmup S           warm-up seconds before the first round (2)
+  --quick              --duration 3 --warmup 1
+  --rounds N           rounds a measurement is split into (2)
+
+What code
+  --api-dir DIR        run the API of another checkout of this project (its dist/src/server.js, and its
+                       cypher/ for the raw-driver floor); everything else stays this checkout's   (.)
+  --no-build           do not run \`npm run build\` in that checkout first
+  env BENCH_REVISION   the commit of an --api-dir that is not a git checkout (a \`git archive\` copy)
+
+Where
+  --data-dir DIR       Neo4j store, generated-workspace catalogue, logs (bench/.data)
+  --port-from N        first of the ports used (17900)
+  --neo4j-heap SIZE    (2g)      --page-cache-mb N (1024)      --seed N  data generator seed (1)
+
+Compare two commits in one session (the same data, the same harness):
+  git worktree add ../bench-old <commit> && ln -s "$PWD/node_modules" ../bench-old/node_modules
+  npm run bench -- --sizes 10000 --api-dir ../bench-old
+  npm run bench -- --sizes 10000
+  npx tsx bench/compare.ts bench/results/<old>.json bench/results/<new>.json
+
+Scenarios (group):
+${SCENARIO_NAMES.map((s) => `  ${s.padEnd(22)} ${def(s).group.padEnd(12)} ${def(s).why}`).join('\n')}
+`;
+
+export interface Options {
+  sizes: number[];
+  clients: number[];
+  scenarios: Scenario[];
+  diagnostics: boolean;
+  durationS: number;
+  warmupS: number;
+  rounds: number;
+  seed: number;
+  dataDir: string;
+  portFrom: number;
+  neo4jHeap: string;
+  pageCacheMb: number;
+  apiDir: string;
+  build: boolean;
+  cpuProf: boolean;
+}
+
+export function parseOptions(argv = process.argv.slice(2)): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sizes: { type: 'string', default: '1000,10000,100000' },
+      clients: { type: 'string', default: '1,16,64' },
+      scenarios: { type: 'string' },
+      diagnostics: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '2' },
+      seed: { type: 'string', default: '1' },
+      'data-dir': { type: 'string', default: path.join(projectRoot, 'bench', '.data') },
+      'port-from': { type: 'string', default: '17900' },
+      'neo4j-heap': { type: 'string', default: '2g' },
+      'page-cache-mb': { type: 'string', default: '1024' },
+      'api-dir': { type: 'string', default: projectRoot },
+      'no-build': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+  const sizes = list(values.sizes).map(Number);
+  const clients = list(values.clients).map(Number);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 100)) throw new Error('--sizes: integers >= 100');
+  if (clients.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--clients: positive integers');
+  const num = (name: string, v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name}: a non-negative number`);
+    return n;
+  };
+  return {
+    // Smallest first: the cost-against-size target divides the largest by the smallest.
+    sizes: [...new Set(sizes)].sort((a, b) => a - b),
+    clients,
+    scenarios: resolveScenarios(list(values.scenarios ?? (values.diagnostics ? 'all' : 'targets'))),
+    diagnostics: values.diagnostics,
+    durationS: num('duration', values.duration ?? (values.quick ? '3' : '10')),
+    warmupS: num('warmup', values.warmup ?? (values.quick ? '1' : '2')),
+    rounds: Math.max(1, Math.round(num('rounds', values.rounds))),
+    seed: num('seed', values.seed),
+    dataDir: path.resolve(values['data-dir']),
+    portFrom: num('port-from', values['port-from']),
+    neo4jHeap: values['neo4j-heap'],
+    pageCacheMb: num('page-cache-mb', values['page-cache-mb']),
+    apiDir: path.resolve(values['api-dir']),
+    build: !values['no-build'],
+    cpuProf: values['cpu-prof'],
+  };
+}
