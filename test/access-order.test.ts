@@ -28,6 +28,8 @@ interface Fixture {
   target: TestAgent;
   /** A valid agent key with the owner role, so that a 403 cannot be about the role. */
   validAgent: TestAgent;
+  /** A workspace the agents are not in. */
+  otherWorkspaceId: string;
   tokens: Record<string, string>;
 }
 
@@ -50,15 +52,16 @@ function bodyFor(route: AnyRoute, outsider: TestUser): unknown {
 }
 
 /** The route's path with its parameters filled with the fixture's real ids (a plausible id for any other). */
-function pathFor(route: AnyRoute, f: Fixture): string {
-  const ids: Record<string, string> = {
-    workspaceId: f.w.workspaceId,
-    userId: f.member.userId,
-    agentId: f.target.agentId,
-    keyId: f.target.keyId,
-  };
+function pathFor(route: AnyRoute, f: Fixture, ids: Record<string, string> = fixtureIds(f)): string {
   return route.path.replace(/:(\w+)/g, (_, name: string) => ids[name] ?? `x_${name}0123456789`);
 }
+
+const fixtureIds = (f: Fixture): Record<string, string> => ({
+  workspaceId: f.w.workspaceId,
+  userId: f.member.userId,
+  agentId: f.target.agentId,
+  keyId: f.target.keyId,
+});
 
 describe('authentication comes before authorisation on user-key-only routes', () => {
   let f: Fixture;
@@ -93,6 +96,7 @@ describe('authentication comes before authorisation on user-key-only routes', ()
       member,
       target,
       validAgent,
+      otherWorkspaceId: (await createWorkspace()).workspaceId,
       tokens: {
         'a revoked agent key': revokedAgent.key,
         'a revoked user key': revokedUser.key,
@@ -138,6 +142,15 @@ describe('authentication comes before authorisation on user-key-only routes', ()
         const res = await request(route.method.toUpperCase(), pathFor(route, f), { token: f.validAgent.key, body: bodyFor(route, outsider) });
         problem(res, 403, 'user_key_required');
         expect(res.headers.get('www-authenticate')).to.equal(null);
+      });
+
+      it('a valid agent key gets 403 user_key_required whatever workspace or ids the path names', async () => {
+        const elsewhere = { ...fixtureIds(f), workspaceId: f.otherWorkspaceId };
+        const nowhere = { workspaceId: 'ws_doesnotexist', userId: 'usr_doesnotexist', agentId: 'ag_doesnotexist', keyId: 'key_doesnotexist' };
+        for (const ids of [elsewhere, nowhere]) {
+          const path = pathFor(route, f, ids);
+          problem(await request(route.method.toUpperCase(), path, { token: f.validAgent.key, body: bodyFor(route, outsider) }), 403, 'user_key_required');
+        }
       });
     });
   }
