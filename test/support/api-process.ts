@@ -1,0 +1,61 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { freePort } from '../../src/infra/local-deps.js';
+import { projectRoot } from '../../src/infra/project-root.js';
+import { adminToken, env } from './harness.js';
+
+export interface ApiProcess {
+  /** Its base URL, for `request(..., {baseUrl})`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Another API as a real OS process (`node --import tsx src/server.ts`) against the run's Neo4j and Redis,
+ * as test/two-processes.test.ts starts one: nothing in memory is shared with the test run's own service.
+ * Resolves once it answers /readyz.
+ */
+export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<ApiProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      NEO4J_URI: env.deps.neo4jUri,
+      REDIS_URL: env.deps.redisUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: 'warn',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the second API process exited (${child.exitCode}): ${output}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the second API process did not get ready: ${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { url, stop };
+}
