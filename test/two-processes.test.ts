@@ -1,10 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { hashKey } from '../src/auth/keys.js';
-import { freePort } from '../src/infra/local-deps.js';
-import { projectRoot } from '../src/infra/project-root.js';
 import { addMember, createWorkspace, problem, request } from './support/api.js';
 import { createAgent, createAgentKey } from './support/agents.js';
+import { type ApiProcess, startApiProcess } from './support/api-process.js';
 import { adminToken, env } from './support/harness.js';
 
 /**
@@ -14,50 +12,15 @@ import { adminToken, env } from './support/harness.js';
  */
 describe('two API processes', function () {
   this.timeout(120_000);
-  let child: ChildProcess | undefined;
+  let second: ApiProcess;
   let other = '';
-  let output = '';
 
   before(async () => {
-    const port = await freePort();
-    other = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: projectRoot,
-      env: {
-        ...process.env,
-        NEO4J_URI: env.deps.neo4jUri,
-        REDIS_URL: env.deps.redisUrl,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        ADMIN_TOKEN: adminToken,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (d) => (output += d));
-    child.stderr?.on('data', (d) => (output += d));
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the second API process exited (${child.exitCode}): ${output}`);
-      try {
-        const res = await fetch(`${other}/readyz`);
-        if (res.status === 200) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`the second API process did not get ready: ${output}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    second = await startApiProcess();
+    other = second.url;
   });
 
-  after(async () => {
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child!.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  });
+  after(() => second?.stop());
 
   /** A request through the second process. */
   const there = (method: string, path: string, token: string) => request(method, path, { token, baseUrl: other });

@@ -11,7 +11,7 @@ export interface ApiProcess {
 
 /**
  * Another API as a real OS process (`node --import tsx src/server.ts`) against the run's Neo4j and Redis,
- * as test/two-processes.test.ts starts one: nothing in memory is shared with the test run's own service.
+ * nothing in memory is shared with the test run's own service.
  * Resolves once it answers /readyz.
  */
 export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<ApiProcess> {
