@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { type Reply, type TestWorkspace, createWorkspace, problem, request } from './support/api.js';
 import { type ApiProcess, startApiProcess } from './support/api-process.js';
 import { type TestAgent, createAgent } from './support/agents.js';
-import { adminToken } from './support/harness.js';
+import { adminToken, env } from './support/harness.js';
 import { createNode, linkPlaybook } from './support/nodes.js';
 import { createPlaybook } from './support/playbooks.js';
 
@@ -168,5 +168,22 @@ describe('the retrieval gate', function () {
       expect(await usage(w)).to.include({ used: 2 + R, limit: 2 + R, remaining: 0 });
       expect(await usage(w, other.url)).to.include({ used: 2 + R, limit: 2 + R, remaining: 0 });
     });
+  });
+});
+
+describe('the gate’s Redis keys', () => {
+  it('every key a workspace’s requests write carries a hash tag: the workspace’s, or the key’s for its rate counter', async () => {
+    const w = await createWorkspace();
+    const pb = await createPlaybook(w, w.owner.key, { title: 'Tagged' });
+    expect((await request('GET', w.path(`/context/bundle?playbookId=${pb.id}`), { token: w.owner.key })).status).to.equal(200);
+    const agent = await createAgent(w);
+    expect((await request('DELETE', w.path(`/agents/${agent.agentId}/keys/${agent.keyId}`), { token: w.owner.key })).status).to.equal(204);
+    const { redis } = env.service.services;
+    const keys = await redis.keys(`*${w.workspaceId}*`);
+    // The epoch, the generation, the counter of the month, the limit and the revoked mark: one slot for all.
+    expect(keys.length).to.be.at.least(5);
+    for (const key of keys) expect(key, key).to.match(new RegExp(`^\\{${w.workspaceId}\\}:`));
+    const untagged = (await redis.keys('*')).filter((key) => !/^\{[^}]+\}:/.test(key));
+    expect(untagged).to.deep.equal([]);
   });
 });
