@@ -3,32 +3,13 @@ import type { Caller } from '../auth/caller.js';
 import { notFound } from '../http/problem.js';
 import type { ServiceDeps } from '../services.js';
 import type { CachedAnswer, ResponseCache } from '../infra/response-cache.js';
+import { relationshipTypeOf } from '../nodes/link-types.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
+import type { BundleQuery, FollowQuery, ManifestQuery, Mode } from './schemas.js';
 
-export type Mode = 'summary' | 'standard' | 'full';
-
-export interface RetrievalQuery {
-  playbookId: string;
-  maxNodes: number;
-  depth: number;
-  includeAnnotations: boolean;
-  changedSince?: string;
-}
-
-export interface BundleQuery extends RetrievalQuery {
-  mode: Mode;
-}
 
 /** What a bundle or manifest request gets: 304 (no body) or the bytes to send, with the ETag either way. */
 export type Answer = { notModified: true; etag: string } | ({ notModified: false } & CachedAnswer);
-
-const linkTypeNames: Record<string, string> = {
-  requires: 'REQUIRES',
-  references: 'REFERENCES',
-  'relates-to': 'RELATES_TO',
-  supersedes: 'SUPERSEDES',
-  'index-entry': 'INDEX_ENTRY',
-};
 
 /** True when an If-None-Match header names this ETag (or is `*`); weak and strong forms compare alike. */
 export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
@@ -57,11 +38,11 @@ export class RetrievalService {
     return this.answer('bundle', caller, q, q.mode, generation, ifNoneMatch);
   }
 
-  manifest(caller: Caller, q: RetrievalQuery, generation: string, ifNoneMatch: string): Promise<Answer> {
+  manifest(caller: Caller, q: ManifestQuery, generation: string, ifNoneMatch: string): Promise<Answer> {
     return this.answer('manifest', caller, q, 'manifest', generation, ifNoneMatch);
   }
 
-  private async answer(kind: 'bundle' | 'manifest', caller: Caller, q: RetrievalQuery, mode: Mode | 'manifest', generation: string, ifNoneMatch: string): Promise<Answer> {
+  private async answer(kind: 'bundle' | 'manifest', caller: Caller, q: ManifestQuery, mode: Mode | 'manifest', generation: string, ifNoneMatch: string): Promise<Answer> {
     const changedSince = q.changedSince ? new Date(q.changedSince).toISOString() : null;
     // Annotations visible to the caller depend on who asks (agent_local ones are private to their author).
     const audience = q.includeAnnotations ? `${caller.principal.kind}:${caller.principal.id}` : '*';
@@ -107,11 +88,11 @@ export class RetrievalService {
     };
   }
 
-  async follow(caller: Caller, nodeId: string, q: { linkType?: string[]; direction: string; depth: number; maxNodes: number }) {
+  async follow(caller: Caller, nodeId: string, q: FollowQuery) {
     const result = await this.repo.follow({
       workspaceId: caller.workspaceId,
       nodeId,
-      linkTypes: q.linkType ? [...new Set(q.linkType.map((t) => linkTypeNames[t]))] : null,
+      linkTypes: q.linkType ? [...new Set(q.linkType.map((t) => relationshipTypeOf[t]))] : null,
       direction: q.direction,
       depth: q.depth,
       maxNodes: q.maxNodes,

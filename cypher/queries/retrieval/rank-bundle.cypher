@@ -9,6 +9,7 @@
 //   $changedSince  string|null  ISO timestamp; when set only ranked nodes with updatedAt > it are kept
 //   $withContent   boolean  true => `content` is read and returned (bundle standard/full); false => null
 //   $includeAnnotations boolean, $principalId string: add the annotations that principal may see
+//   $linkTypeOf    map      relationship type -> API link type (src/nodes/link-types.ts), for reasonKind
 //
 // Result: exactly ONE row (when the playbook is visible), columns
 //   nodes           list of maps in rank order (best first), at most $maxNodes, each
@@ -38,7 +39,9 @@
 // the smallest depth at which a node is reached by it.
 // Cost: the walk is unrolled one CALL block per depth (2..8, each guarded by $depth and a no-op when its
 // frontier is empty), so it touches the neighbourhood only - never paths beyond $depth; requires chains longer
-// than 8 hops fall back to one shortest-path search per node at depth 8. Integer parameters may arrive as
+// than 8 hops fall back to one shortest-path search per node at depth 8.
+// Unrolled, not iterated (reduce over range(2, 8) with a COLLECT step): that form runs out of memory at depth 5.
+// Link types are literal in patterns (those of src/nodes/link-types.ts): a typed expansion reads the fewest. Integer parameters may arrive as
 // floats (plain JS numbers): they go through toInteger().
 //
 // Order (why): what an agent must read comes before what it may read, and a replaced document must never
@@ -214,8 +217,7 @@ RETURN
     id: r.node.id, slug: r.node.slug, title: r.node.title, nodeType: r.node.nodeType,
     importance: r.node.importance, readFirst: r.node.readFirst, edgeCaseOnly: r.node.edgeCaseOnly,
     updatedAt: r.node.updatedAt, score: r.score,
-    reasonKind: CASE r.best.kind WHEN 'READ_FIRST' THEN 'read-first' WHEN 'REQUIRES' THEN 'requires'
-                  WHEN 'REFERENCES' THEN 'references' WHEN 'RELATES_TO' THEN 'relates-to' ELSE 'index-entry' END,
+    reasonKind: CASE r.best.kind WHEN 'READ_FIRST' THEN 'read-first' ELSE $linkTypeOf[r.best.kind] END,
     reasonFromId: r.best.fromId, reasonDepth: r.best.depth,
     content: CASE WHEN $withContent THEN r.node.content END,
     approxTokens: toInteger(ceil(size(coalesce(r.node.content, '')) / 4.0)),
