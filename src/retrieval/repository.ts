@@ -1,8 +1,8 @@
-import type { Annotation } from '../annotations/repository.js';
+import type { Annotation } from '../annotations/schemas.js';
 import { newId } from '../infra/ids.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import { type RelationshipType, linkTypeParams } from '../nodes/link-types.js';
-import type { FollowResult, LinkAmong, NodeChange, ReasonKind } from './schemas.js';
+import type { FollowResult, LinkAmong, NodeChange } from './schemas.js';
 
 /** One ranked node as cypher/queries/retrieval/rank-bundle.cypher returns it. */
 export interface RankedNode {
@@ -15,7 +15,8 @@ export interface RankedNode {
   edgeCaseOnly: boolean;
   updatedAt: string;
   score: number;
-  reasonKind: ReasonKind;
+  /** The relationship type of the last link of the best path, or READ_FIRST. */
+  reasonKind: Exclude<RelationshipType, 'SUPERSEDES'> | 'READ_FIRST';
   reasonFromId: string | null;
   reasonDepth: number;
   content: string | null;
@@ -49,7 +50,7 @@ export class RetrievalRepository {
     includeAnnotations: boolean;
     principalId: string;
   }): Promise<Ranking | undefined> {
-    const [row] = await this.graph.read<Ranking>('retrieval/rank-bundle', { ...params, linkTypeOf: linkTypeParams.linkTypeOf });
+    const [row] = await this.graph.read<Ranking>('retrieval/rank-bundle', params);
     return row;
   }
 

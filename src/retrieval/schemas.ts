@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { AnnotationSchema } from '../annotations/routes.js';
-import { Id, Nullable, Strict, Timestamp } from '../http/common-schemas.js';
-import { LinkTypeSchema, linkTypes, literals } from '../nodes/link-types.js';
+import { AnnotationSchema } from '../annotations/schemas.js';
+import { Id, Nullable, Strict, Timestamp, literals } from '../http/common-schemas.js';
+import { LinkTypeSchema, linkTypes } from '../nodes/link-types.js';
 import { VersionStatus } from '../playbooks/schemas.js';
 
 const maxNodes = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Hard cap on returned nodes; what it cuts is listed in omittedNodeIds' });
@@ -130,7 +130,6 @@ export const UpdatesSchema = Type.Object({
 export type BundleQuery = Static<typeof BundleQuery>;
 export type ManifestQuery = Static<typeof ManifestQuery>;
 export type Mode = BundleQuery['mode'];
-export type ReasonKind = Static<typeof Reason>['kind'];
 export type LinkAmong = Static<typeof LinkAmong>;
 export type FollowQuery = Static<typeof FollowQuery>;
 export type FollowResult = Static<typeof FollowSchema>;

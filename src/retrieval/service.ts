@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.js';
 import { notFound } from '../http/problem.js';
 import type { ServiceDeps } from '../services.js';
 import type { CachedAnswer, ResponseCache } from '../infra/response-cache.js';
-import { relationshipTypeOf } from '../nodes/link-types.js';
+import { linkTypeParams, relationshipTypeOf } from '../nodes/link-types.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
 import type { BundleQuery, FollowQuery, ManifestQuery, Mode } from './schemas.js';
 
@@ -131,7 +131,7 @@ function nodeView(n: RankedNode, mode: Mode | 'manifest') {
     edgeCaseOnly: n.edgeCaseOnly,
     updatedAt: n.updatedAt,
     score: n.score,
-    reason: { kind: n.reasonKind, fromId: n.reasonFromId, depth: n.reasonDepth },
+    reason: { kind: n.reasonKind === 'READ_FIRST' ? 'read-first' : linkTypeParams.linkTypeOf[n.reasonKind], fromId: n.reasonFromId, depth: n.reasonDepth },
   };
   switch (mode) {
     case 'summary':

@@ -9,14 +9,14 @@
 //   $changedSince  string|null  ISO timestamp; when set only ranked nodes with updatedAt > it are kept
 //   $withContent   boolean  true => `content` is read and returned (bundle standard/full); false => null
 //   $includeAnnotations boolean, $principalId string: add the annotations that principal may see
-//   $linkTypeOf    map      relationship type -> API link type (src/nodes/link-types.ts), for reasonKind
 //
 // Result: exactly ONE row (when the playbook is visible), columns
 //   nodes           list of maps in rank order (best first), at most $maxNodes, each
 //                   {id, slug, title, nodeType, importance, readFirst, edgeCaseOnly, updatedAt,
 //                    score, reasonKind, reasonFromId, reasonDepth, content, approxTokens, description, agentSummary}
-//                   reasonKind: 'read-first'|'requires'|'references'|'relates-to'|'index-entry' = type of the
-//                   last link on the node's best path; reasonFromId = playbook or node that link comes from
+//                   reasonKind: 'READ_FIRST'|'REQUIRES'|'REFERENCES'|'RELATES_TO'|'INDEX_ENTRY' = relationship type
+//                   of the last link on the node's best path (the service names it as the API does, from
+//                   src/nodes/link-types.ts); reasonFromId = playbook or node that link comes from
 //                   (null for read-first); reasonDepth = hops from the playbook on that path (read-first = 1).
 //                   content is null unless $withContent; description/agentSummary always (manifest, mode=full);
 //                   approxTokens = ceil(characters of content / 4), for the manifest (content itself not sent).
@@ -217,7 +217,7 @@ RETURN
     id: r.node.id, slug: r.node.slug, title: r.node.title, nodeType: r.node.nodeType,
     importance: r.node.importance, readFirst: r.node.readFirst, edgeCaseOnly: r.node.edgeCaseOnly,
     updatedAt: r.node.updatedAt, score: r.score,
-    reasonKind: CASE r.best.kind WHEN 'READ_FIRST' THEN 'read-first' ELSE $linkTypeOf[r.best.kind] END,
+    reasonKind: r.best.kind,
     reasonFromId: r.best.fromId, reasonDepth: r.best.depth,
     content: CASE WHEN $withContent THEN r.node.content END,
     approxTokens: toInteger(ceil(size(coalesce(r.node.content, '')) / 4.0)),
