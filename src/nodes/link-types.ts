@@ -1,4 +1,4 @@
-import { type TLiteral, type TUnion, Type } from '@sinclair/typebox';
+import { literals } from '../http/common-schemas.js';
 
 /**
  * The link types of the API and the relationship type each is stored as (docs/graph-model.md): named here and
@@ -16,10 +16,6 @@ export type LinkType = keyof typeof relationshipTypeOf;
 export type RelationshipType = (typeof relationshipTypeOf)[LinkType];
 
 export const linkTypes = Object.keys(relationshipTypeOf) as LinkType[];
-
-/** A union of string literals whose static type is the union of the values. */
-export const literals = <T extends string>(values: readonly T[], options: object = {}) =>
-  Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<TLiteral<T>[]>;
 
 export const LinkTypeSchema = literals(linkTypes);
 

@@ -10,8 +10,9 @@ import {
   Strict,
   Timestamp,
   Title,
+  literals,
 } from '../http/common-schemas.js';
-import { linkTypes, literals } from './link-types.js';
+import { linkTypes } from './link-types.js';
 
 /** Request and response schemas of the context node and link endpoints; the types below are derived from them. */
 
