@@ -5,9 +5,8 @@ import { isConstraintViolation } from '../infra/neo4j.js';
 import type { QuotaService } from '../quota/service.js';
 import type { ServiceDeps } from '../services.js';
 import type { Workspace } from '../workspaces/repository.js';
-import { AdminRepository, type KeyRecord, type User } from './repository.js';
-
-export type Plan = 'free' | 'team' | 'enterprise';
+import { AdminRepository } from './repository.js';
+import type { KeyRecord, Plan, User } from './schemas.js';
 
 /** The operator's operations: used by the admin API and by the CLI alike. */
 export class AdminService {
