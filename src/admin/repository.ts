@@ -1,5 +1,5 @@
 import type { GraphExecutor } from '../infra/neo4j.js';
-import type { Workspace } from '../workspaces/repository.js';
+import type { Workspace } from '../workspaces/schemas.js';
 import type { KeyRecord, User } from './schemas.js';
 
 /** Users, their keys and workspaces as the operator manages them. */

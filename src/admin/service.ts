@@ -4,7 +4,7 @@ import { newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
 import type { QuotaService } from '../quota/service.js';
 import type { ServiceDeps } from '../services.js';
-import type { Workspace } from '../workspaces/repository.js';
+import type { Workspace } from '../workspaces/schemas.js';
 import { AdminRepository } from './repository.js';
 import type { KeyRecord, Plan, User } from './schemas.js';
 
