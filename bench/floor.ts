@@ -6,7 +6,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Driver, type ProfiledPlan, routing } from 'neo4j-driver';
-import { withoutCommentLines } from '../src/infra/cypher-files.js';
 import type { GeneratedWorkspace } from './generate.js';
 
 export const DATABASE = 'neo4j';
@@ -14,7 +13,7 @@ const QUERY = 'retrieval/rank-bundle';
 
 /**
  * The text the checkout's built service sends (its own QueryCatalog, which may treat comments differently
- * from this checkout's); the file with its whole-line comments dropped where that module is not there.
+ * from this checkout's); the file as it is where that module cannot be loaded.
  */
 export async function rankBundleQuery(checkoutDir: string): Promise<string> {
   const built = path.join(checkoutDir, 'dist', 'src', 'infra', 'cypher-files.js');
@@ -26,7 +25,7 @@ export async function rankBundleQuery(checkoutDir: string): Promise<string> {
       // An older layout: read the file below.
     }
   }
-  return withoutCommentLines(readFileSync(path.join(checkoutDir, 'cypher', 'queries', `${QUERY}.cypher`), 'utf8'));
+  return readFileSync(path.join(checkoutDir, 'cypher', 'queries', `${QUERY}.cypher`), 'utf8');
 }
 
 /**

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AdminService, type Plan } from './admin/service.js';
+import type { Plan } from './admin/schemas.js';
+import { AdminService } from './admin/service.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './errors.js';
 import { RequestGate } from './gate/gate.js';

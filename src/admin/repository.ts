@@ -1,19 +1,6 @@
 import type { GraphExecutor } from '../infra/neo4j.js';
-import type { Workspace } from '../workspaces/repository.js';
-
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  createdAt: string;
-}
-
-export interface KeyRecord {
-  id: string;
-  label: string | null;
-  prefix: string;
-  createdAt: string;
-}
+import type { Workspace } from '../workspaces/schemas.js';
+import type { KeyRecord, User } from './schemas.js';
 
 /** Users, their keys and workspaces as the operator manages them. */
 export class AdminRepository {

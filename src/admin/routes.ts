@@ -2,25 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Id, Label, Name, Nullable, Strict, Timestamp } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { AdminService } from './service.js';
-
-const PlanSchema = Type.Union([Type.Literal('free'), Type.Literal('team'), Type.Literal('enterprise')]);
-
-export const UserSchema = Type.Object({ id: Type.String(), email: Type.String(), name: Nullable(Type.String()), createdAt: Timestamp });
-export const CreatedKeySchema = Type.Object({
-  id: Type.String(),
-  label: Nullable(Type.String()),
-  key: Type.String({ description: 'The full key: shown in this answer only' }),
-  prefix: Type.String({ description: 'The first 12 characters of the key' }),
-  createdAt: Timestamp,
-});
-export const AdminWorkspaceSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  plan: PlanSchema,
-  parentWorkspaceId: Nullable(Type.String()),
-  monthlyRetrievalLimit: Nullable(Type.Integer({ description: 'Overrides the plan limit when set' })),
-  createdAt: Timestamp,
-});
+import { AdminWorkspaceSchema, CreatedKeySchema, PlanSchema, UserSchema } from './schemas.js';
 
 const base = { tag: 'Admin', access: { kind: 'operator' } } as const;
 

@@ -3,10 +3,9 @@ import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
-import type { Workspace } from '../workspaces/repository.js';
-import { AdminRepository, type KeyRecord, type User } from './repository.js';
-
-export type Plan = 'free' | 'team' | 'enterprise';
+import type { Workspace } from '../workspaces/schemas.js';
+import { AdminRepository } from './repository.js';
+import type { KeyRecord, Plan, User } from './schemas.js';
 
 /** The operator's operations: used by the admin API and by the CLI alike. */
 export class AdminService {

@@ -1,30 +1,5 @@
-import type { Role } from '../auth/caller.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
-
-export type AgentStatus = 'active' | 'deactivated';
-
-export interface Agent {
-  id: string;
-  name: string;
-  description: string | null;
-  role: Role;
-  sponsorUserId: string;
-  workspaceId: string;
-  status: AgentStatus;
-  createdAt: string;
-  deactivatedAt: string | null;
-}
-
-export interface AgentKey {
-  id: string;
-  label: string | null;
-  prefix: string;
-  createdAt: string;
-}
-
-export interface AgentKeyListing extends AgentKey {
-  lastUsedAt: string | null;
-}
+import type { Agent, AgentDetail, AgentKey, AgentKeyListing, AgentStatus } from './schemas.js';
 
 /** Missing properties come back as null, never undefined, so responses always carry every field. */
 function agentOf(row: Record<string, any>): Agent {
@@ -45,7 +20,7 @@ export class AgentRepository {
     return rows.map((r) => agentOf(r.agent));
   }
 
-  async get(workspaceId: string, agentId: string): Promise<(Agent & { keyCount: number }) | undefined> {
+  async get(workspaceId: string, agentId: string): Promise<AgentDetail | undefined> {
     const [row] = await this.graph.read('agents/get', { workspaceId, agentId });
     return row && { ...agentOf(row.agent), keyCount: row.agent.keyCount };
   }

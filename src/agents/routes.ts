@@ -1,30 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { CreatedKeySchema } from '../admin/routes.js';
-import { Description, Id, Label, Name, Nullable, NullableTimestamp, RoleSchema, Strict, Timestamp, WorkspacePath } from '../http/common-schemas.js';
+import { CreatedKeySchema } from '../admin/schemas.js';
+import { Description, Id, Label, Name, Nullable, RoleSchema, Strict, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { AgentService } from './service.js';
-
-export const AgentSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  role: Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('owner')], {
-    description: 'The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.',
-  }),
-  sponsorUserId: Type.String({ description: 'The human accountable for the agent' }),
-  workspaceId: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('deactivated')]),
-  createdAt: Timestamp,
-  deactivatedAt: NullableTimestamp,
-});
-const AgentDetailSchema = Type.Composite([AgentSchema, Type.Object({ keyCount: Type.Integer({ minimum: 0, description: 'Active keys' }) })]);
-const KeyListingSchema = Type.Object({
-  id: Type.String(),
-  label: Nullable(Type.String()),
-  prefix: Type.String({ description: 'The first 12 characters of the key; the only key material ever shown again' }),
-  createdAt: Timestamp,
-  lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: 'Recorded in batches: may lag real use by about 10 seconds' }),
-});
+import { AgentDetailSchema, AgentSchema, KeyListingSchema } from './schemas.js';
 
 const AgentPath = Strict({ workspaceId: Id('Workspace id'), agentId: Id('Agent id') });
 const KeyPath = Strict({ workspaceId: Id('Workspace id'), agentId: Id('Agent id'), keyId: Id('Key id') });

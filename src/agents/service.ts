@@ -3,9 +3,8 @@ import { generateKey } from '../auth/keys.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
-import { type Agent, type AgentKey, type AgentKeyListing, AgentRepository } from './repository.js';
-
-export type AgentDetail = Agent & { keyCount: number };
+import { AgentRepository } from './repository.js';
+import type { Agent, AgentDetail, AgentKey, AgentKeyListing } from './schemas.js';
 
 /**
  * Agents: AI principals of one workspace, each with a human sponsor and its own keys.

@@ -1,33 +1,8 @@
 import type { GraphExecutor } from '../infra/neo4j.js';
-
-/** What an annotation or a feedback item may be about. */
-export const targetTypes = ['playbook', 'playbook_version', 'context_node'] as const;
-export type TargetType = (typeof targetTypes)[number];
-
-/** workspace_overlay: visible to every member; agent_local: visible only to the principal that wrote it. */
-export const scopeTypes = ['workspace_overlay', 'agent_local'] as const;
-export type ScopeType = (typeof scopeTypes)[number];
-
-/** agent when written with an agent key, human when written with a user key. */
-export type AnnotationSource = 'agent' | 'human';
-
-/** An annotation as the API shows it (stored with workspaceId and authorKind besides, see docs/graph-model.md). */
-export interface Annotation {
-  id: string;
-  targetType: TargetType;
-  targetId: string;
-  scopeType: ScopeType;
-  title: string;
-  content: string;
-  source: AnnotationSource;
-  authorId: string;
-  createdAt: string;
-}
+import type { Annotation, ScopeType, TargetType } from './schemas.js';
 
 /** What is stored: the API's annotation plus the kind of principal that wrote it. */
-export interface NewAnnotation extends Annotation {
-  authorKind: 'user' | 'agent';
-}
+export type NewAnnotation = Annotation & { authorKind: 'user' | 'agent' };
 
 export interface AnnotationFilter {
   targetType: TargetType | null;

@@ -2,26 +2,8 @@ import { type Caller, roleAtLeast } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
-import {
-  type Annotation, AnnotationRepository, type AnnotationSource, type ScopeType, type TargetType,
-} from './repository.js';
-
-export interface CreateAnnotationInput {
-  targetType: TargetType;
-  targetId: string;
-  scopeType: ScopeType;
-  title: string;
-  content: string;
-  source?: AnnotationSource;
-}
-
-export interface ListAnnotationsQuery {
-  targetType?: TargetType;
-  targetId?: string;
-  scopeType?: ScopeType;
-  page: number;
-  limit: number;
-}
+import { AnnotationRepository } from './repository.js';
+import type { Annotation, AnnotationSource, CreateAnnotationInput, ListAnnotationsQuery, TargetType } from './schemas.js';
 
 export interface AnnotationPage {
   annotations: Annotation[];

@@ -1,26 +1,6 @@
-import type { TargetType } from '../annotations/repository.js';
+import type { TargetType } from '../annotations/schemas.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
-
-export const feedbackTypes = ['incorrect', 'outdated', 'missing-context', 'helpful', 'low-signal'] as const;
-export type FeedbackType = (typeof feedbackTypes)[number];
-
-export const feedbackStatuses = ['open', 'resolved', 'dismissed'] as const;
-export type FeedbackStatus = (typeof feedbackStatuses)[number];
-
-/** A feedback item as stored (plus workspaceId) and as the API shows it. */
-export interface Feedback {
-  id: string;
-  targetType: TargetType;
-  targetId: string;
-  feedbackType: FeedbackType;
-  summary: string;
-  status: FeedbackStatus;
-  resolutionNote: string | null;
-  authorId: string;
-  authorKind: 'user' | 'agent';
-  createdAt: string;
-  updatedAt: string;
-}
+import type { Feedback, FeedbackStatus, FeedbackType } from './schemas.js';
 
 export interface FeedbackFilter {
   status: FeedbackStatus | null;

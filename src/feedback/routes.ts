@@ -1,61 +1,8 @@
-import { type TLiteral, type TUnion, Type } from '@sinclair/typebox';
-import { TargetId, TargetTypeSchema } from '../annotations/routes.js';
-import { Id, Nullable, PageQuery, Pagination, Strict, Summary, Timestamp } from '../http/common-schemas.js';
+import { Type } from '@sinclair/typebox';
+import { Pagination } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { FeedbackService } from './service.js';
-import { feedbackStatuses, feedbackTypes } from './repository.js';
-
-const literals = <T extends readonly string[]>(values: T, options: object = {}) =>
-  Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<TLiteral<T[number]>[]>;
-
-const FeedbackTypeSchema = literals(feedbackTypes, {
-  description:
-    'incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), ' +
-    'helpful (positive signal), low-signal (adds no value)',
-});
-const StatusSchema = literals(feedbackStatuses, { description: 'open (new), resolved (acted upon) or dismissed (no action)' });
-const ResolutionNote = Type.String({ minLength: 1, maxLength: 2000 });
-
-const FeedbackSchema = Type.Object({
-  id: Type.String({ description: 'fb_…' }),
-  targetType: TargetTypeSchema,
-  targetId: Type.String(),
-  feedbackType: FeedbackTypeSchema,
-  summary: Type.String(),
-  status: StatusSchema,
-  resolutionNote: Nullable(Type.String()),
-  authorId: Type.String({ description: 'The principal that sent it: a user (usr_…) or an agent (ag_…)' }),
-  authorKind: literals(['user', 'agent'] as const, { description: 'user (a user key) or agent (an agent key)' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-
-const CreateBody = Strict(
-  {
-    targetType: TargetTypeSchema,
-    targetId: TargetId,
-    feedbackType: FeedbackTypeSchema,
-    summary: Type.String({ ...Summary, minLength: 1, description: 'The feedback, 1 to 2,000 characters, not only whitespace' }),
-  },
-  { required: ['targetType', 'targetId', 'feedbackType', 'summary'] },
-);
-const ListQuery = Strict({
-  status: Type.Optional(StatusSchema),
-  targetType: Type.Optional(TargetTypeSchema),
-  targetId: Type.Optional(Id('Only feedback about this target (an unknown id gives an empty list)')),
-  feedbackType: Type.Optional(FeedbackTypeSchema),
-  ...PageQuery,
-});
-const TriageBody = Strict(
-  {
-    status: StatusSchema,
-    resolutionNote: Type.Optional(Nullable(Type.String({ ...ResolutionNote, description: 'How it was handled, 1 to 2,000 characters; null clears it; omitted keeps the stored note' }))),
-  },
-  { required: ['status'] },
-);
-
-const WorkspaceOnly = Strict({ workspaceId: Id('Workspace id') });
-const FeedbackPath = Strict({ workspaceId: Id('Workspace id'), feedbackId: Id('Feedback id') });
+import { CreateBody, FeedbackPath, FeedbackSchema, ListQuery, TriageBody, WorkspaceOnly } from './schemas.js';
 
 const base = { tag: 'Feedback' } as const;
 const members = { kind: 'workspace', minRole: 'viewer' } as const;

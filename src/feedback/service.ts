@@ -1,35 +1,14 @@
 import { requireText, targetNames } from '../annotations/service.js';
-import type { TargetType } from '../annotations/repository.js';
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
-import { type Feedback, FeedbackRepository, type FeedbackStatus, type FeedbackType } from './repository.js';
-
-export interface CreateFeedbackInput {
-  targetType: TargetType;
-  targetId: string;
-  feedbackType: FeedbackType;
-  summary: string;
-}
-
-export interface ListFeedbackQuery {
-  status?: FeedbackStatus;
-  targetType?: TargetType;
-  targetId?: string;
-  feedbackType?: FeedbackType;
-  page: number;
-  limit: number;
-}
+import { FeedbackRepository } from './repository.js';
+import type { CreateFeedbackInput, Feedback, ListFeedbackQuery, TriageInput } from './schemas.js';
 
 export interface FeedbackPage {
   feedback: Feedback[];
   pagination: { page: number; limit: number; total: number };
-}
-
-export interface TriageInput {
-  status: FeedbackStatus;
-  resolutionNote?: string | null;
 }
 
 /** Feedback on playbooks, versions and context nodes: any member (agents included) sends it, editors triage it. */

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 
 /** Schema pieces shared by several components. Limits follow decisions §2. */
 
@@ -53,3 +53,7 @@ export const Problem = Type.Object(
 );
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A union of string literals whose static type is the union of the values. */
+export const literals = <T extends string>(values: readonly T[], options: object = {}) =>
+  Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<TLiteral<T>[]>;

@@ -21,16 +21,22 @@ function makeAjv(coerce: boolean, useDefaults = true): Ajv {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 const responseAjv = makeAjv(false, false);
-const compiled = new WeakMap<TSchema, ValidateFunction>();
-const compiledResponses = new WeakMap<TSchema, ValidateFunction>();
+
+/**
+ * The compiled validator of `schema` under `ajv`'s options. Kept per ajv instance: one schema object may
+ * validate a body (no coercion) and a query (coercion), and the two must not share a compiled function.
+ */
+const compiled = new WeakMap<Ajv, WeakMap<TSchema, ValidateFunction>>();
+function compileWith(ajv: Ajv, schema: TSchema): ValidateFunction {
+  let byAjv = compiled.get(ajv);
+  if (!byAjv) compiled.set(ajv, (byAjv = new WeakMap()));
+  let fn = byAjv.get(schema);
+  if (!fn) byAjv.set(schema, (fn = ajv.compile(schema)));
+  return fn;
+}
 
 function validatorFor(schema: TSchema, where: Where): ValidateFunction {
-  let fn = compiled.get(schema);
-  if (!fn) {
-    fn = (where === 'body' ? bodyAjv : textAjv).compile(schema);
-    compiled.set(schema, fn);
-  }
-  return fn;
+  return compileWith(where === 'body' ? bodyAjv : textAjv, schema);
 }
 
 function toFieldError(e: ErrorObject, where: Where, value: unknown): FieldError {
@@ -73,10 +79,6 @@ export function validatePart<T>(schema: TSchema, value: unknown, where: Where): 
 
 /** For response checking in tests: returns the problems, or null when the value matches. */
 export function responseProblems(schema: TSchema, value: unknown): string | null {
-  let validate = compiledResponses.get(schema);
-  if (!validate) {
-    validate = responseAjv.compile(schema);
-    compiledResponses.set(schema, validate);
-  }
+  const validate = compileWith(responseAjv, schema);
   return validate(value) ? null : responseAjv.errorsText(validate.errors);
 }

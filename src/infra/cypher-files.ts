@@ -5,18 +5,6 @@ import { projectRoot } from './project-root.js';
 export const cypherDir = path.join(projectRoot, 'cypher');
 
 /**
- * The text without its whole-line `//` comments: every RUN sends the text and Neo4j keys its plan cache on
- * it, and the comments are half of the larger statements (rank-bundle.cypher: 14.6 KB, 8.1 KB without).
- * Comments after code on the same line stay (no line of these files continues a string literal).
- */
-export function withoutCommentLines(text: string): string {
-  return text
-    .split('\n')
-    .filter((line) => !line.trimStart().startsWith('//'))
-    .join('\n');
-}
-
-/**
  * Every statement under cypher/queries, read once at start-up and named by its path without the
  * extension: cypher/queries/playbooks/create.cypher is 'playbooks/create'.
  */
@@ -28,7 +16,7 @@ export class QueryCatalog {
       if (!entry.isFile() || !entry.name.endsWith('.cypher')) continue;
       const full = path.join(entry.parentPath, entry.name);
       const name = path.relative(dir, full).replace(/\\/g, '/').replace(/\.cypher$/, '');
-      this.texts.set(name, withoutCommentLines(readFileSync(full, 'utf8')));
+      this.texts.set(name, readFileSync(full, 'utf8'));
     }
   }
 

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import neo4j, { type Driver, type ManagedTransaction, Neo4jError, isRetryableError, routing } from 'neo4j-driver';
+import neo4j, { type Driver, type ManagedTransaction, Neo4jError, routing } from 'neo4j-driver';
 import { AppError } from '../errors.js';
 import type { QueryCatalog } from './cypher-files.js';
 
@@ -18,7 +17,7 @@ export interface Neo4jSettings {
   database: string;
 }
 
-/** How long a read or a transaction is retried on retryable errors before its error is given up to the caller. */
+/** How long a transaction is retried on retryable errors before its error is given up to the caller. */
 const retryBudgetMs = 3_000;
 
 /** One driver per process. Integers come back as JS numbers: every count in this service fits. */
@@ -76,33 +75,15 @@ export class GraphExecutor {
   }
 
   /**
-   * One read-only statement, run as an auto-commit transaction: RUN and PULL go out together and come back in
-   * one answer, where executeQuery's managed transaction adds a BEGIN and a COMMIT round trip. Measured on the
-   * bundle query: 10-30 % more bundles a second and a fifth less client CPU (bench/RESULTS.md). What the managed
-   * form gave is kept: a retryable error is retried within the same budget (a read is safe to repeat), and
-   * the session shares executeQuery's bookmark manager, so a read still sees every write this process
-   * committed before it, on a cluster too.
+   * One read-only statement in a managed read transaction (executeQuery): the driver retries a retryable error
+   * within maxTransactionRetryTime and shares its bookmark manager with write(), so a read sees every write
+   * this process committed before it, on a cluster too.
    */
   async read<T extends Row = Row>(name: string, params: Params = {}): Promise<T[]> {
     const text = this.queries.get(name);
     return this.guard(async () => {
-      const deadline = Date.now() + retryBudgetMs;
-      for (let delayMs = 100; ; delayMs *= 2) {
-        const session = this.driver.session({
-          database: this.database,
-          defaultAccessMode: neo4j.session.READ,
-          bookmarkManager: this.driver.executeQueryBookmarkManager,
-        });
-        try {
-          const result = await session.run(text, params);
-          return result.records.map((r) => r.toObject() as T);
-        } catch (err) {
-          if (!isRetryableError(err as Error) || Date.now() + delayMs > deadline) throw err;
-        } finally {
-          await session.close();
-        }
-        await sleep(delayMs);
-      }
+      const result = await this.driver.executeQuery(text, params, { database: this.database, routing: routing.READ });
+      return result.records.map((r) => r.toObject() as T);
     });
   }
 

@@ -1,60 +1,6 @@
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
-
-export const nodeTypes = ['brand', 'process', 'reference', 'domain-knowledge', 'example', 'index'] as const;
-export type NodeType = (typeof nodeTypes)[number];
-
-export const linkTypes = ['requires', 'references', 'relates-to', 'supersedes', 'index-entry'] as const;
-export type LinkType = (typeof linkTypes)[number];
-
-/** The API's link types and their relationship types: the only way a relationship type reaches Cypher. */
-export const relationshipTypes: Readonly<Record<LinkType, string>> = {
-  requires: 'REQUIRES',
-  references: 'REFERENCES',
-  'relates-to': 'RELATES_TO',
-  supersedes: 'SUPERSEDES',
-  'index-entry': 'INDEX_ENTRY',
-};
-const linkTypeOf = Object.fromEntries(Object.entries(relationshipTypes).map(([k, v]) => [v, k])) as Record<string, LinkType>;
-
-export type NodeStatus = 'live' | 'archived';
-export type SourceType = 'context_node' | 'playbook';
-
-/** A context node as stored (docs/graph-model.md) and as the API shows it. */
-export interface ContextNode {
-  id: string;
-  slug: string;
-  title: string;
-  description: string;
-  content: string;
-  nodeType: NodeType;
-  agentSummary: string | null;
-  importance: number;
-  readFirst: boolean;
-  edgeCaseOnly: boolean;
-  status: NodeStatus;
-  createdAt: string;
-  updatedAt: string;
-  archivedAt: string | null;
-}
-
-export interface Link {
-  id: string;
-  sourceId: string;
-  sourceType: SourceType;
-  targetId: string;
-  linkType: LinkType;
-  origin: 'manual' | 'wikilink';
-  createdAt: string;
-}
-
-/** A link seen from one of its ends, with the other end's title and slug. */
-export type LinkView = Link & { title: string; slug: string };
-
-export interface NodeDetail extends ContextNode {
-  outgoingLinks: LinkView[];
-  incomingLinks: LinkView[];
-  unresolvedLinks: string[];
-}
+import { type LinkType, linkTypeParams, relationshipTypeOf } from './link-types.js';
+import type { ContextNode, NodeDetail, NodeStatus, NodeType, SourceType } from './schemas.js';
 
 export interface ListFilter {
   nodeType: NodeType | null;
@@ -113,15 +59,10 @@ export class NodeRepository {
   }
 
   async get(runner: Runner | undefined, workspaceId: string, nodeId: string): Promise<NodeDetail | undefined> {
-    const params = { workspaceId, nodeId };
+    const params = { workspaceId, nodeId, ...linkTypeParams };
     const [row] = runner ? await runner.run('nodes/get', params) : await this.graph.read('nodes/get', params);
     if (!row) return undefined;
-    return {
-      ...toNode(row.node),
-      outgoingLinks: row.outgoing.map(toLinkView),
-      incomingLinks: row.incoming.map(toLinkView),
-      unresolvedLinks: row.unresolved,
-    };
+    return { ...toNode(row.node), outgoingLinks: row.outgoing, incomingLinks: row.incoming, unresolvedLinks: row.unresolved };
   }
 
   async list(workspaceId: string, filter: ListFilter, query?: string): Promise<{ total: number; nodes: ContextNode[] }> {
@@ -144,16 +85,17 @@ export class NodeRepository {
     input: { workspaceId: string; sourceType: SourceType; sourceId: string; targetId: string; linkType: LinkType; linkId: string; now: string },
   ): Promise<CreateLinkResult> {
     const { linkType, ...rest } = input;
-    const [row] = await tx.run('links/create', { ...rest, relType: relationshipTypes[linkType] });
+    const [row] = await tx.run('links/create', { ...rest, relType: relationshipTypeOf[linkType] });
     return row as CreateLinkResult;
   }
 
   async deleteLink(tx: Runner, input: { workspaceId: string; sourceType: SourceType; sourceId: string; linkId: string }): Promise<DeleteLinkResult> {
-    const [row] = await tx.run('links/delete', input);
+    const [row] = await tx.run('links/delete', { ...input, ...linkTypeParams });
     return row as DeleteLinkResult;
   }
 }
 
+/** A node as stored (properties never set are absent) → as the API shows it. */
 function toNode(raw: Record<string, any>): ContextNode {
   return {
     id: raw.id,
@@ -170,19 +112,5 @@ function toNode(raw: Record<string, any>): ContextNode {
     createdAt: raw.createdAt,
     updatedAt: raw.updatedAt,
     archivedAt: raw.archivedAt ?? null,
-  };
-}
-
-function toLinkView(raw: Record<string, any>): LinkView {
-  return {
-    id: raw.id,
-    sourceId: raw.sourceId,
-    sourceType: raw.sourceType,
-    targetId: raw.targetId,
-    linkType: linkTypeOf[raw.relType],
-    origin: raw.origin,
-    createdAt: raw.createdAt,
-    title: raw.title,
-    slug: raw.slug,
   };
 }

@@ -4,43 +4,10 @@ import { slugify } from '../http/slug.js';
 import { newId } from '../infra/ids.js';
 import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
-import {
-  type ContextNode,
-  type Link,
-  type LinkType,
-  type ListFilter,
-  type NodeDetail,
-  NodeRepository,
-  type NodeStatus,
-  type NodeType,
-  type SourceType,
-} from './repository.js';
+import { type LinkType } from './link-types.js';
+import { type ListFilter, NodeRepository } from './repository.js';
+import type { ContextNode, CreateNodeInput, Link, ListNodesQuery, NodeDetail, NodeStatus, SourceType, UpdateNodeInput } from './schemas.js';
 import { parseWikilinks } from './wikilinks.js';
-
-export interface CreateNodeInput {
-  title: string;
-  description: string;
-  slug?: string;
-  content?: string;
-  nodeType?: NodeType;
-  agentSummary?: string | null;
-  importance?: number;
-  readFirst?: boolean;
-  edgeCaseOnly?: boolean;
-}
-
-export type UpdateNodeInput = Partial<CreateNodeInput>;
-
-export interface ListNodesQuery {
-  nodeType?: NodeType;
-  status?: NodeStatus | 'all';
-  archived?: boolean;
-  sort?: 'updated_at' | 'created_at' | 'title' | 'importance';
-  order?: 'asc' | 'desc';
-  page: number;
-  limit: number;
-  q?: string;
-}
 
 export interface NodePage {
   nodes: ContextNode[];

@@ -1,52 +1,6 @@
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
-
-export type VersionStatus = 'draft' | 'approved' | 'deprecated';
-export type Visibility = 'workspace_private' | 'parent_readonly';
-export type LinkType = 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-
-export interface Version {
-  id: string;
-  versionNumber: number;
-  status: VersionStatus;
-  content: Record<string, unknown>;
-  changeNote: string | null;
-  createdAt: string;
-  createdBy: string;
-  approvedAt: string | null;
-}
-
-export interface PlaybookSummary {
-  id: string;
-  title: string;
-  slug: string;
-  summary: string | null;
-  functionArea: string | null;
-  visibility: Visibility;
-  ownerId: string;
-  tags: string[];
-  latestVersion: { id: string; versionNumber: number; status: VersionStatus };
-  activeVersion: { id: string; versionNumber: number } | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ContextNodeRef {
-  linkId: string;
-  linkType: LinkType;
-  id: string;
-  title: string;
-  slug: string | null;
-  nodeType: string | null;
-  status: string | null;
-}
-
-export interface PlaybookDetail extends PlaybookSummary {
-  workspaceId: string;
-  description: string | null;
-  archivedAt: string | null;
-  versions: Version[];
-  contextNodes: ContextNodeRef[];
-}
+import { linkTypeParams } from '../nodes/link-types.js';
+import type { PlaybookDetail, PlaybookSummary, Version, VersionStatus, Visibility } from './schemas.js';
 
 export interface ListFilter {
   status: VersionStatus | null;
@@ -138,7 +92,7 @@ export class PlaybookRepository {
 
   /** The playbook as seen from `workspaceId` (its own, or a parent_readonly one of a child workspace). */
   async get(workspaceId: string, playbookId: string, tx?: GraphTx): Promise<PlaybookDetail | undefined> {
-    const params = { workspaceId, playbookId };
+    const params = { workspaceId, playbookId, ...linkTypeParams };
     const [row] = tx ? await tx.run('playbooks/get', params) : await this.graph.read('playbooks/get', params);
     return row ? toDetail(row) : undefined;
   }

@@ -1,7 +1,8 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import {
   Description, Id, Nullable, NullableTimestamp, Order, PageQuery, Pagination, Slug, Strict, Summary, Timestamp, Title,
 } from '../http/common-schemas.js';
+import { LinkTypeSchema } from '../nodes/link-types.js';
 
 /** Request and response schemas of the playbook endpoints (decisions §4). */
 
@@ -52,7 +53,7 @@ export const PlaybookSummarySchema = Type.Object(summaryFields);
 
 export const ContextNodeRef = Type.Object({
   linkId: Type.String(),
-  linkType: Type.Union(['requires', 'references', 'relates-to', 'supersedes', 'index-entry'].map((t) => Type.Literal(t))),
+  linkType: LinkTypeSchema,
   id: Type.String(),
   title: Type.String(),
   slug: Nullable(Type.String()),
@@ -115,3 +116,14 @@ export const CreateVersionBody = Strict({
 
 export const PlaybookPath = Strict({ workspaceId: Id('Workspace id'), playbookId: Id('Playbook id') });
 export const VersionPath = Strict({ workspaceId: Id('Workspace id'), playbookId: Id('Playbook id'), versionId: Id('Version id') });
+
+export type VersionStatus = Static<typeof VersionStatus>;
+export type Visibility = Static<typeof Visibility>;
+export type Version = Static<typeof VersionSchema>;
+export type PlaybookSummary = Static<typeof PlaybookSummarySchema>;
+export type ContextNodeRef = Static<typeof ContextNodeRef>;
+export type PlaybookDetail = Static<typeof PlaybookDetailSchema>;
+export type ListPlaybooksQuery = Static<typeof ListQuery>;
+export type CreatePlaybookInput = Static<typeof CreateBody>;
+export type UpdatePlaybookInput = Static<typeof UpdateBody>;
+export type CreateVersionInput = Static<typeof CreateVersionBody>;

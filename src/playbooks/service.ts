@@ -4,47 +4,10 @@ import { slugify } from '../http/slug.js';
 import { newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
-import {
-  type ListFilter, type PlaybookDetail, PlaybookRepository, type PlaybookSummary, type Version, type VersionStatus, type Visibility,
-} from './repository.js';
-
-export interface CreatePlaybookInput {
-  title: string;
-  slug?: string;
-  summary?: string;
-  description?: string;
-  functionArea?: string;
-  visibility?: Visibility;
-  tags?: string[];
-  version: { content: Record<string, unknown>; changeNote?: string };
-}
-
-export interface UpdatePlaybookInput {
-  title?: string;
-  slug?: string;
-  summary?: string | null;
-  description?: string | null;
-  functionArea?: string | null;
-  visibility?: Visibility;
-  tags?: string[];
-  ownerId?: string;
-}
-
-export interface ListPlaybooksQuery {
-  status?: VersionStatus;
-  function_area?: string;
-  owner?: string;
-  sort?: ListFilter['sort'];
-  order?: ListFilter['order'];
-  page?: number;
-  limit?: number;
-}
-
-export interface CreateVersionInput {
-  content?: Record<string, unknown>;
-  basedOnVersionId?: string;
-  changeNote?: string;
-}
+import { type ListFilter, PlaybookRepository } from './repository.js';
+import type {
+  CreatePlaybookInput, CreateVersionInput, ListPlaybooksQuery, PlaybookDetail, PlaybookSummary, UpdatePlaybookInput, Version,
+} from './schemas.js';
 
 /** Longest slug base generated from a title, leaving room for a `-N` suffix within the 200-character limit. */
 const maxAutoSlugBase = 190;

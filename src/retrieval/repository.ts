@@ -1,6 +1,8 @@
-import type { Annotation } from '../annotations/repository.js';
+import type { Annotation } from '../annotations/schemas.js';
 import { newId } from '../infra/ids.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
+import { type RelationshipType, linkTypeParams } from '../nodes/link-types.js';
+import type { FollowResult, LinkAmong, NodeChange } from './schemas.js';
 
 /** One ranked node as cypher/queries/retrieval/rank-bundle.cypher returns it. */
 export interface RankedNode {
@@ -13,7 +15,8 @@ export interface RankedNode {
   edgeCaseOnly: boolean;
   updatedAt: string;
   score: number;
-  reasonKind: string;
+  /** The relationship type of the last link of the best path, or READ_FIRST. */
+  reasonKind: Exclude<RelationshipType, 'SUPERSEDES'> | 'READ_FIRST';
   reasonFromId: string | null;
   reasonDepth: number;
   content: string | null;
@@ -30,19 +33,6 @@ export interface Ranking {
   activeVersion: { id: string; versionNumber: number; status: string; content: string; changeNote: string | null } | null;
   versionIds: string[];
   annotations: Annotation[];
-}
-
-export interface FollowResult {
-  node: { id: string; title: string; slug: string };
-  nodes: { id: string; slug: string; title: string; nodeType: string; importance: number; linkType: string; depth: number; path: string[]; score: number }[];
-}
-
-export interface NodeChange {
-  id: string;
-  slug: string;
-  title: string;
-  status: string;
-  updatedAt: string;
 }
 
 /** The retrieval statements: each runs as one round trip. */
@@ -86,24 +76,24 @@ export class RetrievalRepository {
   }
 
   async linksAmong(workspaceId: string, nodeIds: string[]) {
-    const rows = await this.graph.read('retrieval/links-among', { workspaceId, nodeIds });
-    return rows.map((r) => r.link as { id: string; sourceId: string; targetId: string; linkType: string });
+    const rows = await this.graph.read<{ link: LinkAmong }>('retrieval/links-among', { workspaceId, nodeIds, ...linkTypeParams });
+    return rows.map((r) => r.link);
   }
 
-  async follow(params: { workspaceId: string; nodeId: string; linkTypes: string[] | null; direction: string; depth: number; maxNodes: number }): Promise<FollowResult | undefined> {
-    const [row] = await this.graph.read<FollowResult>('retrieval/follow', params);
+  async follow(params: { workspaceId: string; nodeId: string; linkTypes: RelationshipType[] | null; direction: string; depth: number; maxNodes: number }): Promise<FollowResult | undefined> {
+    const [row] = await this.graph.read<FollowResult>('retrieval/follow', { ...params, ...linkTypeParams });
     return row;
   }
 
   /** Every change at exactly `at`. */
   async changesAt(workspaceId: string, at: string): Promise<NodeChange[]> {
-    const rows = await this.graph.read('retrieval/changes-at', { workspaceId, at });
+    const rows = await this.graph.read<{ node: NodeChange }>('retrieval/changes-at', { workspaceId, at });
     return rows.map((r) => r.node);
   }
 
   /** Up to `limit + 1` changes after `since`, oldest first. */
   async changesSince(workspaceId: string, since: string, limit: number): Promise<NodeChange[]> {
-    const rows = await this.graph.read('retrieval/updates', { workspaceId, since, limit });
+    const rows = await this.graph.read<{ node: NodeChange }>('retrieval/updates', { workspaceId, since, limit });
     return rows.map((r) => r.node);
   }
 }

@@ -1,11 +1,8 @@
-import { Type } from '@sinclair/typebox';
-import { AnnotationSchema } from '../annotations/routes.js';
-import { Id, Nullable, Strict, Timestamp } from '../http/common-schemas.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { AnnotationSchema } from '../annotations/schemas.js';
+import { Id, Nullable, Strict, Timestamp, literals } from '../http/common-schemas.js';
+import { LinkTypeSchema, linkTypes } from '../nodes/link-types.js';
 import { VersionStatus } from '../playbooks/schemas.js';
-
-export const LinkTypeSchema = Type.Union(
-  ['requires', 'references', 'relates-to', 'supersedes', 'index-entry'].map((t) => Type.Literal(t)),
-);
 
 const maxNodes = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Hard cap on returned nodes; what it cuts is listed in omittedNodeIds' });
 const depth = Type.Integer({ minimum: 1, maximum: 5, default: 2, description: 'Hops from the playbook any link type may take; requires links are followed at any depth' });
@@ -33,7 +30,8 @@ export const ManifestQuery = Strict(
 );
 
 const Reason = Type.Object({
-  kind: Type.Union(['read-first', 'requires', 'references', 'relates-to', 'index-entry'].map((t) => Type.Literal(t))),
+  // A superseded node is reached by its other links: supersedes is never the reason.
+  kind: literals(['read-first', ...linkTypes.filter((t) => t !== 'supersedes')]),
   fromId: Nullable(Type.String({ description: 'The playbook or node the last link comes from; null for read-first' })),
   depth: Type.Integer({ description: 'Hops from the playbook on the best path (1 = linked straight from it; read-first nodes count as 1)' }),
 });
@@ -82,10 +80,12 @@ const retrievalFields = {
   omittedNodeIds: Type.Array(Type.String()),
 };
 
+const LinkAmong = Type.Object({ id: Type.String(), sourceId: Type.String(), targetId: Type.String(), linkType: LinkTypeSchema });
+
 export const BundleSchema = Type.Object({
   ...retrievalFields,
   nodes: Type.Array(BundleNode),
-  links: Type.Optional(Type.Array(Type.Object({ id: Type.String(), sourceId: Type.String(), targetId: Type.String(), linkType: LinkTypeSchema }), { description: 'full mode' })),
+  links: Type.Optional(Type.Array(LinkAmong, { description: 'full mode' })),
 });
 
 export const ManifestSchema = Type.Object({ ...retrievalFields, nodes: Type.Array(ManifestNode) });
@@ -126,3 +126,12 @@ export const UpdatesSchema = Type.Object({
   nodes: Type.Array(Type.Object({ id: Type.String(), slug: Type.String(), title: Type.String(), status: Type.Union([Type.Literal('live'), Type.Literal('archived')]), updatedAt: Timestamp })),
   until: Timestamp,
 });
+
+export type BundleQuery = Static<typeof BundleQuery>;
+export type ManifestQuery = Static<typeof ManifestQuery>;
+export type Mode = BundleQuery['mode'];
+export type LinkAmong = Static<typeof LinkAmong>;
+export type FollowQuery = Static<typeof FollowQuery>;
+export type FollowResult = Static<typeof FollowSchema>;
+export type NodeChange = UpdatesSchema['nodes'][number];
+type UpdatesSchema = Static<typeof UpdatesSchema>;

@@ -1,29 +1,9 @@
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
+import { linkTypeParams, relationshipTypeOf } from '../nodes/link-types.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
-
-export type Mode = 'summary' | 'standard' | 'full';
-
-export interface RetrievalQuery {
-  playbookId: string;
-  maxNodes: number;
-  depth: number;
-  includeAnnotations: boolean;
-  changedSince?: string;
-}
-
-export interface BundleQuery extends RetrievalQuery {
-  mode: Mode;
-}
-
-const linkTypeNames: Record<string, string> = {
-  requires: 'REQUIRES',
-  references: 'REFERENCES',
-  'relates-to': 'RELATES_TO',
-  supersedes: 'SUPERSEDES',
-  'index-entry': 'INDEX_ENTRY',
-};
+import type { BundleQuery, FollowQuery, ManifestQuery, Mode } from './schemas.js';
 
 /**
  * Bundles, manifests, follow and updates. A bundle or manifest depends only on the workspace's graph, the
@@ -39,7 +19,7 @@ export class RetrievalService {
     return this.answer(caller, q, q.mode);
   }
 
-  manifest(caller: Caller, q: RetrievalQuery) {
+  manifest(caller: Caller, q: ManifestQuery) {
     return this.answer(caller, q, 'manifest');
   }
 
@@ -48,7 +28,7 @@ export class RetrievalService {
     return this.repo.warmUp();
   }
 
-  private async answer(caller: Caller, q: RetrievalQuery, mode: Mode | 'manifest') {
+  private async answer(caller: Caller, q: ManifestQuery, mode: Mode | 'manifest') {
     const ranking = await this.repo.rank({
       workspaceId: caller.workspaceId,
       playbookId: q.playbookId,
@@ -82,11 +62,11 @@ export class RetrievalService {
     };
   }
 
-  async follow(caller: Caller, nodeId: string, q: { linkType?: string[]; direction: string; depth: number; maxNodes: number }) {
+  async follow(caller: Caller, nodeId: string, q: FollowQuery) {
     const result = await this.repo.follow({
       workspaceId: caller.workspaceId,
       nodeId,
-      linkTypes: q.linkType ? [...new Set(q.linkType.map((t) => linkTypeNames[t]))] : null,
+      linkTypes: q.linkType ? [...new Set(q.linkType.map((t) => relationshipTypeOf[t]))] : null,
       direction: q.direction,
       depth: q.depth,
       maxNodes: q.maxNodes,
@@ -125,7 +105,7 @@ function nodeView(n: RankedNode, mode: Mode | 'manifest') {
     edgeCaseOnly: n.edgeCaseOnly,
     updatedAt: n.updatedAt,
     score: n.score,
-    reason: { kind: n.reasonKind, fromId: n.reasonFromId, depth: n.reasonDepth },
+    reason: { kind: n.reasonKind === 'READ_FIRST' ? 'read-first' : linkTypeParams.linkTypeOf[n.reasonKind], fromId: n.reasonFromId, depth: n.reasonDepth },
   };
   switch (mode) {
     case 'summary':

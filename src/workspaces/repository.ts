@@ -1,22 +1,6 @@
 import type { Role } from '../auth/caller.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
-
-export interface Workspace {
-  id: string;
-  name: string;
-  plan: string;
-  parentWorkspaceId: string | null;
-  monthlyRetrievalLimit: number | null;
-  createdAt: string;
-}
-
-export interface Member {
-  userId: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  joinedAt: string;
-}
+import type { Member, Workspace } from './schemas.js';
 
 export class WorkspaceRepository {
   constructor(private readonly graph: GraphExecutor) {}

@@ -1,24 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Id, Nullable, RoleSchema, Strict, Timestamp, WorkspacePath } from '../http/common-schemas.js';
+import { Id, RoleSchema, Strict, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { WorkspaceService } from './service.js';
+import { MemberSchema, UsageSchema, WorkspaceSchema } from './schemas.js';
 
-const WorkspaceSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  plan: Type.String(),
-  parentWorkspaceId: Nullable(Type.String()),
-  role: RoleSchema,
-  createdAt: Timestamp,
-});
-const UsageSchema = Type.Object({
-  period: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$' }),
-  used: Type.Integer(),
-  limit: Type.Integer(),
-  remaining: Type.Integer(),
-  resetsAt: Timestamp,
-});
-const MemberSchema = Type.Object({ userId: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: RoleSchema, joinedAt: Timestamp });
 const MemberPath = Strict({ workspaceId: Id(), userId: Id() });
 
 const base = { tag: 'Workspaces' } as const;

@@ -2,10 +2,8 @@ import type { Caller, Role } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import type { Usage } from '../gate/gate.js';
 import type { ServiceDeps } from '../service-deps.js';
-import { type Member, type Workspace, WorkspaceRepository } from './repository.js';
-
-/** A workspace as its members see it: with the caller's own role. */
-export type WorkspaceView = Omit<Workspace, 'monthlyRetrievalLimit'> & { role: Role };
+import { WorkspaceRepository } from './repository.js';
+import type { Member, Workspace, WorkspaceView } from './schemas.js';
 
 export class WorkspaceService {
   private readonly repo: WorkspaceRepository;

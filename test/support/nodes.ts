@@ -1,8 +1,9 @@
+import type { LinkType } from '../../src/nodes/link-types.js';
 import { type TestWorkspace, request, unique } from './api.js';
 
 /** Fixtures for context nodes and links, through the API. Every helper asserts its success status. */
 
-export type LinkType = 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+export type { LinkType };
 
 function expectStatus(res: { status: number; text: string }, status: number, what: string): void {
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text}`);

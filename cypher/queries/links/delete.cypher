@@ -1,5 +1,5 @@
 // Deletes one manual link going out of a context node or a playbook. Params: $workspaceId,
-// $sourceType ('context_node'|'playbook'), $sourceId, $linkId.
+// $sourceType ('context_node'|'playbook'), $sourceId, $linkId, $linkRelTypes (src/nodes/link-types.ts).
 // Columns: sourceFound, linkFound, origin ('manual'|'wikilink'|null), deleted. A link that comes from a
 // wikilink is not deleted here (the source's content owns it): deleted is false then.
 OPTIONAL CALL () {
@@ -11,8 +11,8 @@ OPTIONAL CALL () {
   WHERE $sourceType = 'playbook' AND s.workspaceId = $workspaceId
   RETURN s
 }
-OPTIONAL MATCH (s)-[r:REQUIRES|REFERENCES|RELATES_TO|SUPERSEDES|INDEX_ENTRY]->(:ContextNode)
-WHERE r.id = $linkId
+OPTIONAL MATCH (s)-[r]->(:ContextNode)
+WHERE type(r) IN $linkRelTypes AND r.id = $linkId
 WITH s, r, r IS NOT NULL AS linkFound, r.origin AS origin
 WITH s, r, linkFound, origin, linkFound AND origin <> 'wikilink' AS deleted
 CALL (r, deleted) {

@@ -1,23 +1,25 @@
-// One context node with its links. Params: $workspaceId, $nodeId.
+// One context node with its links. Params: $workspaceId, $nodeId, $linkRelTypes (the relationship types of
+// links), $linkTypeOf (relationship type -> API link type), both from src/nodes/link-types.ts.
 // Columns: node (the ContextNode's properties), outgoing and incoming (lists of
-// {id, sourceId, sourceType, targetId, relType, origin, createdAt, title, slug}, title and slug being the other
+// {id, sourceId, sourceType, targetId, linkType, origin, createdAt, title, slug}, title and slug being the other
 // end's, oldest first), unresolved (slugs of wikilinks waiting for a target, sorted). No row when the node is
 // not in the workspace.
 MATCH (n:ContextNode {id: $nodeId, workspaceId: $workspaceId})
 RETURN n {.id, .slug, .title, .description, .content, .nodeType, .agentSummary, .importance, .readFirst,
           .edgeCaseOnly, .status, .createdAt, .updatedAt, .archivedAt} AS node,
        COLLECT {
-         MATCH (n)-[r:REQUIRES|REFERENCES|RELATES_TO|SUPERSEDES|INDEX_ENTRY]->(t:ContextNode)
+         MATCH (n)-[r]->(t:ContextNode)
+         WHERE type(r) IN $linkRelTypes
          WITH r, t ORDER BY r.createdAt, r.id
-         RETURN {id: r.id, sourceId: n.id, sourceType: 'context_node', targetId: t.id, relType: type(r),
+         RETURN {id: r.id, sourceId: n.id, sourceType: 'context_node', targetId: t.id, linkType: $linkTypeOf[type(r)],
                  origin: r.origin, createdAt: r.createdAt, title: t.title, slug: t.slug}
        } AS outgoing,
        COLLECT {
-         MATCH (s)-[r:REQUIRES|REFERENCES|RELATES_TO|SUPERSEDES|INDEX_ENTRY]->(n)
-         WHERE (s:ContextNode OR s:Playbook) AND s.workspaceId = $workspaceId
+         MATCH (s)-[r]->(n)
+         WHERE type(r) IN $linkRelTypes AND (s:ContextNode OR s:Playbook) AND s.workspaceId = $workspaceId
          WITH r, s ORDER BY r.createdAt, r.id
          RETURN {id: r.id, sourceId: s.id, sourceType: CASE WHEN s:Playbook THEN 'playbook' ELSE 'context_node' END,
-                 targetId: n.id, relType: type(r), origin: r.origin, createdAt: r.createdAt, title: s.title, slug: s.slug}
+                 targetId: n.id, linkType: $linkTypeOf[type(r)], origin: r.origin, createdAt: r.createdAt, title: s.title, slug: s.slug}
        } AS incoming,
        COLLECT {
          MATCH (n)-[:WIKILINK_TO]->(u:UnresolvedLink)

@@ -5,8 +5,10 @@
 //   $workspaceId  string   the caller's workspace
 //   $nodeId       string   start node; unknown, archived or in another workspace => ZERO rows (caller answers 404)
 //   $linkTypes    list<string>|null  relationship type names to walk, e.g. ['REQUIRES', 'REFERENCES'] (API
-//                 'relates-to' => 'RELATES_TO'); null = all five (REQUIRES, REFERENCES, RELATES_TO, SUPERSEDES,
-//                 INDEX_ENTRY). Matched with type(r) IN $linkTypes, never spliced into the text.
+//                 'relates-to' => 'RELATES_TO'); null = all of $linkRelTypes. Matched with type(r) IN linkTypes,
+//                 never spliced into the text.
+//   $linkRelTypes, $linkTypeOf  the relationship types of links and relationship type -> API link type
+//                 (src/nodes/link-types.ts); the patterns below spell the same types, for a typed expansion
 //   $direction    'outgoing' | 'incoming' | 'both'
 //   $depth        int 1..5 hops from the start node
 //   $maxNodes     int >= 1, hard cap on returned nodes
@@ -39,7 +41,7 @@
 // walked from once, along its shortest path (smallest predecessor id on ties), and path extends that path.
 MATCH (s:ContextNode {id: $nodeId})
 WHERE s.workspaceId = $workspaceId AND s.status = 'live'
-WITH s, coalesce($linkTypes, ['REQUIRES', 'REFERENCES', 'RELATES_TO', 'SUPERSEDES', 'INDEX_ENTRY']) AS linkTypes
+WITH s, coalesce($linkTypes, $linkRelTypes) AS linkTypes
 
 // ---- depth 1
 CALL (s, linkTypes) {
@@ -164,8 +166,7 @@ CALL (found, superseded) {
   LIMIT toInteger($maxNodes)
   RETURN collect({
     id: id, slug: n.slug, title: n.title, nodeType: n.nodeType, importance: n.importance,
-    linkType: CASE best.kind WHEN 'REQUIRES' THEN 'requires' WHEN 'REFERENCES' THEN 'references'
-                WHEN 'RELATES_TO' THEN 'relates-to' WHEN 'SUPERSEDES' THEN 'supersedes' ELSE 'index-entry' END,
+    linkType: $linkTypeOf[best.kind],
     depth: best.depth, path: best.path, score: score
   }) AS nodes
 }

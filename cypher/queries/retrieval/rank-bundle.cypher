@@ -14,8 +14,9 @@
 //   nodes           list of maps in rank order (best first), at most $maxNodes, each
 //                   {id, slug, title, nodeType, importance, readFirst, edgeCaseOnly, updatedAt,
 //                    score, reasonKind, reasonFromId, reasonDepth, content, approxTokens, description, agentSummary}
-//                   reasonKind: 'read-first'|'requires'|'references'|'relates-to'|'index-entry' = type of the
-//                   last link on the node's best path; reasonFromId = playbook or node that link comes from
+//                   reasonKind: 'READ_FIRST'|'REQUIRES'|'REFERENCES'|'RELATES_TO'|'INDEX_ENTRY' = relationship type
+//                   of the last link on the node's best path (the service names it as the API does, from
+//                   src/nodes/link-types.ts); reasonFromId = playbook or node that link comes from
 //                   (null for read-first); reasonDepth = hops from the playbook on that path (read-first = 1).
 //                   content is null unless $withContent; description/agentSummary always (manifest, mode=full);
 //                   approxTokens = ceil(characters of content / 4), for the manifest (content itself not sent).
@@ -38,7 +39,9 @@
 // the smallest depth at which a node is reached by it.
 // Cost: the walk is unrolled one CALL block per depth (2..8, each guarded by $depth and a no-op when its
 // frontier is empty), so it touches the neighbourhood only - never paths beyond $depth; requires chains longer
-// than 8 hops fall back to one shortest-path search per node at depth 8. Integer parameters may arrive as
+// than 8 hops fall back to one shortest-path search per node at depth 8.
+// Unrolled, not iterated (reduce over range(2, 8) with a COLLECT step): that form runs out of memory at depth 5.
+// Link types are literal in patterns (those of src/nodes/link-types.ts): a typed expansion reads the fewest. Integer parameters may arrive as
 // floats (plain JS numbers): they go through toInteger().
 //
 // Order (why): what an agent must read comes before what it may read, and a replaced document must never
@@ -214,8 +217,7 @@ RETURN
     id: r.node.id, slug: r.node.slug, title: r.node.title, nodeType: r.node.nodeType,
     importance: r.node.importance, readFirst: r.node.readFirst, edgeCaseOnly: r.node.edgeCaseOnly,
     updatedAt: r.node.updatedAt, score: r.score,
-    reasonKind: CASE r.best.kind WHEN 'READ_FIRST' THEN 'read-first' WHEN 'REQUIRES' THEN 'requires'
-                  WHEN 'REFERENCES' THEN 'references' WHEN 'RELATES_TO' THEN 'relates-to' ELSE 'index-entry' END,
+    reasonKind: r.best.kind,
     reasonFromId: r.best.fromId, reasonDepth: r.best.depth,
     content: CASE WHEN $withContent THEN r.node.content END,
     approxTokens: toInteger(ceil(size(coalesce(r.node.content, '')) / 4.0)),

@@ -1,0 +1,33 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable, NullableTimestamp, Timestamp } from '../http/common-schemas.js';
+
+/** Response schemas of the agent endpoints; the types below are derived from them. */
+
+export const AgentSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  role: Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('owner')], {
+    description: 'The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.',
+  }),
+  sponsorUserId: Type.String({ description: 'The human accountable for the agent' }),
+  workspaceId: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('deactivated')]),
+  createdAt: Timestamp,
+  deactivatedAt: NullableTimestamp,
+});
+export const AgentDetailSchema = Type.Composite([AgentSchema, Type.Object({ keyCount: Type.Integer({ minimum: 0, description: 'Active keys' }) })]);
+export const KeyListingSchema = Type.Object({
+  id: Type.String(),
+  label: Nullable(Type.String()),
+  prefix: Type.String({ description: 'The first 12 characters of the key; the only key material ever shown again' }),
+  createdAt: Timestamp,
+  lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: 'Recorded in batches: may lag real use by about 10 seconds' }),
+});
+
+export type Agent = Static<typeof AgentSchema>;
+export type AgentStatus = Agent['status'];
+export type AgentDetail = Static<typeof AgentDetailSchema>;
+/** An active key as listed; the key material itself is never shown again. */
+export type AgentKeyListing = Static<typeof KeyListingSchema>;
+export type AgentKey = Omit<AgentKeyListing, 'lastUsedAt'>;

@@ -1,0 +1,139 @@
+import { type Static, Type } from '@sinclair/typebox';
+import {
+  Description,
+  Id,
+  Nullable,
+  NullableTimestamp,
+  Order,
+  PageQuery,
+  Slug,
+  Strict,
+  Timestamp,
+  Title,
+  literals,
+} from '../http/common-schemas.js';
+import { linkTypes } from './link-types.js';
+
+/** Request and response schemas of the context node and link endpoints; the types below are derived from them. */
+
+export const nodeTypes = ['brand', 'process', 'reference', 'domain-knowledge', 'example', 'index'] as const;
+
+export const NodeTypeSchema = literals(nodeTypes, { description: 'brand, process, reference, domain-knowledge, example or index' });
+export const LinkTypeSchema = literals(linkTypes, {
+  description:
+    'requires: the source depends on the target (always included); references: the source mentions the target; ' +
+    'relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target',
+});
+export const StatusSchema = literals(['live', 'archived'] as const);
+const Importance = Type.Integer({ minimum: 0, maximum: 100, description: 'Retrieval priority, 0 to 100 (an integer)' });
+const Content = Type.String({
+  maxLength: 500_000,
+  description:
+    'Markdown. Each [[slug]] or [[slug|label]] outside code spans and fenced code blocks becomes a references link ' +
+    '(origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. ' +
+    'The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link.',
+});
+const AgentSummary = Type.String({ maxLength: 2000, description: 'Concise summary for AI consumption' });
+
+export const NodeSchema = Type.Object({
+  id: Type.String(),
+  slug: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  content: Type.String({ description: 'Markdown; empty when none was given' }),
+  nodeType: NodeTypeSchema,
+  agentSummary: Nullable(Type.String()),
+  importance: Type.Integer({ minimum: 0, maximum: 100 }),
+  readFirst: Type.Boolean({ description: 'Essential context, always included' }),
+  edgeCaseOnly: Type.Boolean({ description: 'Included only when specifically relevant' }),
+  status: StatusSchema,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  archivedAt: NullableTimestamp,
+});
+
+const LinkProperties = {
+  id: Type.String(),
+  sourceId: Type.String(),
+  sourceType: literals(['context_node', 'playbook'] as const),
+  targetId: Type.String(),
+  linkType: LinkTypeSchema,
+  origin: literals(['manual', 'wikilink'] as const, { description: 'manual (made through the API) or wikilink (from the source’s content)' }),
+  createdAt: Timestamp,
+};
+export const LinkSchema = Type.Object(LinkProperties);
+export const LinkViewSchema = Type.Object({
+  ...LinkProperties,
+  title: Type.String({ description: 'Title of the other end' }),
+  slug: Type.String({ description: 'Slug of the other end' }),
+});
+
+export const NodeDetailSchema = Type.Object({
+  ...NodeSchema.properties,
+  outgoingLinks: Type.Array(LinkViewSchema, { description: 'Links from this node, oldest first, with the target’s title and slug' }),
+  incomingLinks: Type.Array(LinkViewSchema, { description: 'Links to this node from nodes and playbooks, oldest first, with the source’s title and slug' }),
+  unresolvedLinks: Type.Array(Type.String(), { description: 'Slugs of wikilinks in the content that no node of the workspace has yet' }),
+});
+
+export const NodePath = Strict({ workspaceId: Id('Workspace id'), nodeId: Id('Context node id') });
+export const NodeLinkPath = Strict({ workspaceId: Id('Workspace id'), nodeId: Id('Context node id'), linkId: Id('Link id') });
+export const PlaybookPath = Strict({ workspaceId: Id('Workspace id'), playbookId: Id('Playbook id') });
+export const PlaybookLinkPath = Strict({ workspaceId: Id('Workspace id'), playbookId: Id('Playbook id'), linkId: Id('Link id') });
+export const WorkspaceOnly = Strict({ workspaceId: Id('Workspace id') });
+
+export const CreateBody = Strict(
+  {
+    title: Title,
+    description: Type.String({ ...Description, minLength: 1 }),
+    slug: Type.Optional(Type.String({ ...Slug, description: 'Lowercase a-z, 0-9 and single hyphens; generated from the title when omitted' })),
+    content: Type.Optional(Content),
+    nodeType: Type.Optional(NodeTypeSchema),
+    agentSummary: Type.Optional(Nullable(AgentSummary)),
+    importance: Type.Optional(Importance),
+    readFirst: Type.Optional(Type.Boolean()),
+    edgeCaseOnly: Type.Optional(Type.Boolean()),
+  },
+  { required: ['title', 'description'] },
+);
+export const UpdateBody = Strict(
+  {
+    title: Type.Optional(Title),
+    description: Type.Optional(Type.String({ ...Description, minLength: 1 })),
+    slug: Type.Optional(Slug),
+    content: Type.Optional(Content),
+    nodeType: Type.Optional(NodeTypeSchema),
+    agentSummary: Type.Optional(Nullable(AgentSummary)),
+    importance: Type.Optional(Importance),
+    readFirst: Type.Optional(Type.Boolean()),
+    edgeCaseOnly: Type.Optional(Type.Boolean()),
+  },
+  { minProperties: 1 },
+);
+export const ListQuery = Strict({
+  nodeType: Type.Optional(NodeTypeSchema),
+  status: Type.Optional(literals(['live', 'archived', 'all'] as const, { description: 'live (default), archived or all' })),
+  archived: Type.Optional(Type.Boolean({ deprecated: true, description: 'Deprecated: true = status archived, false = status live. Sending it together with status is 400.' })),
+  sort: Type.Optional(literals(['updated_at', 'created_at', 'title', 'importance'] as const, {
+    description: 'updated_at (default; best match first when q is given), created_at, title (ignoring case) or importance. Ties are broken by id.',
+  })),
+  order: Type.Optional({ ...Order, description: 'desc (default) or asc' }),
+  ...PageQuery,
+  q: Type.Optional(Type.String({
+    maxLength: 500,
+    description: 'Full-text search over title, description, content and agentSummary: every word must match, a word of letters and digits also as a prefix. Any text is accepted; special characters are plain text.',
+  })),
+});
+export const LinkBody = Strict({ targetId: Id('A context node of the same workspace'), linkType: LinkTypeSchema }, { required: ['targetId', 'linkType'] });
+
+export type NodeType = Static<typeof NodeTypeSchema>;
+export type NodeStatus = Static<typeof StatusSchema>;
+/** A context node as stored (docs/graph-model.md) and as the API shows it. */
+export type ContextNode = Static<typeof NodeSchema>;
+export type Link = Static<typeof LinkSchema>;
+export type SourceType = Link['sourceType'];
+/** A link seen from one of its ends, with the other end's title and slug. */
+export type LinkView = Static<typeof LinkViewSchema>;
+export type NodeDetail = Static<typeof NodeDetailSchema>;
+export type CreateNodeInput = Static<typeof CreateBody>;
+export type UpdateNodeInput = Static<typeof UpdateBody>;
+export type ListNodesQuery = Static<typeof ListQuery>;

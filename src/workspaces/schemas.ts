@@ -1,0 +1,28 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { AdminWorkspaceSchema } from '../admin/schemas.js';
+import { Nullable, RoleSchema, Timestamp } from '../http/common-schemas.js';
+
+/** Response schemas of the workspace endpoints; the types below are derived from them. */
+
+export const WorkspaceSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  plan: Type.String(),
+  parentWorkspaceId: Nullable(Type.String()),
+  role: RoleSchema,
+  createdAt: Timestamp,
+});
+export const UsageSchema = Type.Object({
+  period: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$' }),
+  used: Type.Integer(),
+  limit: Type.Integer(),
+  remaining: Type.Integer(),
+  resetsAt: Timestamp,
+});
+export const MemberSchema = Type.Object({ userId: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: RoleSchema, joinedAt: Timestamp });
+
+/** A workspace as stored (the operator sees all of it). */
+export type Workspace = Static<typeof AdminWorkspaceSchema>;
+/** A workspace as its members see it: with the caller's own role. */
+export type WorkspaceView = Static<typeof WorkspaceSchema>;
+export type Member = Static<typeof MemberSchema>;
