@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { Pagination } from '../http/common-schemas.js';
+import { Pagination, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { AnnotationService } from './service.js';
-import { AnnotationPath, AnnotationSchema, CreateBody, ListQuery, WorkspaceOnly } from './schemas.js';
+import { AnnotationPath, AnnotationSchema, CreateBody, ListQuery } from './schemas.js';
 
 const base = { tag: 'Annotations' } as const;
 const members = { kind: 'workspace', minRole: 'viewer' } as const;
@@ -19,7 +19,7 @@ export function annotationRoutes(s: { annotations: AnnotationService }): AnyRout
         `Any member, agent keys included. The target must exist in this workspace (archived ones included), else 404. source and ` +
         `authorId come from the caller. ${visibility} Bundles include the annotations on the playbook, its versions and the ` +
         'returned nodes that the caller may see.',
-      access: members, params: WorkspaceOnly, body: CreateBody,
+      access: members, params: WorkspacePath, body: CreateBody,
       responses: { 201: { description: 'The annotation', schema: AnnotationSchema } },
       handler: async ({ ctx, caller, body }) => {
         ctx.status = 201;
@@ -29,7 +29,7 @@ export function annotationRoutes(s: { annotations: AnnotationService }): AnyRout
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/annotations', operationId: 'listAnnotations', summary: 'Annotations the caller may see',
       description: `Any member, agent keys included. Oldest first, ties broken by id. ${visibility}`,
-      access: members, params: WorkspaceOnly, query: ListQuery,
+      access: members, params: WorkspacePath, query: ListQuery,
       responses: { 200: { description: 'One page of annotations', schema: Type.Object({ annotations: Type.Array(AnnotationSchema), pagination: Pagination }) } },
       handler: async ({ ctx, caller, query }) => {
         ctx.body = await s.annotations.list(caller, query);

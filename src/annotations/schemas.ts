@@ -58,7 +58,6 @@ export const ListQuery = Strict({
   ...PageQuery,
 });
 
-export const WorkspaceOnly = Strict({ workspaceId: Id('Workspace id') });
 export const AnnotationPath = Strict({ workspaceId: Id('Workspace id'), annotationId: Id('Annotation id') });
 
 export type TargetType = Static<typeof TargetTypeSchema>;

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { Pagination } from '../http/common-schemas.js';
+import { Pagination, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { FeedbackService } from './service.js';
-import { CreateBody, FeedbackPath, FeedbackSchema, ListQuery, TriageBody, WorkspaceOnly } from './schemas.js';
+import { CreateBody, FeedbackPath, FeedbackSchema, ListQuery, TriageBody } from './schemas.js';
 
 const base = { tag: 'Feedback' } as const;
 const members = { kind: 'workspace', minRole: 'viewer' } as const;
@@ -13,7 +13,7 @@ export function feedbackRoutes(s: { feedback: FeedbackService }): AnyRoute[] {
     defineRoute({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/context/feedback', operationId: 'createFeedback', summary: 'Send feedback on a playbook, a playbook version or a context node',
       description: 'Any member, agent keys included. All four fields are required; the target must exist in this workspace (archived ones included), else 404. New feedback is open.',
-      access: members, params: WorkspaceOnly, body: CreateBody,
+      access: members, params: WorkspacePath, body: CreateBody,
       responses: { 201: { description: 'The feedback', schema: FeedbackSchema } },
       handler: async ({ ctx, caller, body }) => {
         ctx.status = 201;
@@ -23,7 +23,7 @@ export function feedbackRoutes(s: { feedback: FeedbackService }): AnyRoute[] {
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/feedback', operationId: 'listFeedback', summary: 'Feedback to triage',
       description: 'Editors and owners (agent keys with that role included). Newest first, ties broken by id. Filters combine (and).',
-      access: editors, params: WorkspaceOnly, query: ListQuery,
+      access: editors, params: WorkspacePath, query: ListQuery,
       responses: { 200: { description: 'One page of feedback', schema: Type.Object({ feedback: Type.Array(FeedbackSchema), pagination: Pagination }) } },
       handler: async ({ ctx, caller, query }) => {
         ctx.body = await s.feedback.list(caller, query);

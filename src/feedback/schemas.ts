@@ -53,7 +53,6 @@ export const TriageBody = Strict(
   { required: ['status'] },
 );
 
-export const WorkspaceOnly = Strict({ workspaceId: Id('Workspace id') });
 export const FeedbackPath = Strict({ workspaceId: Id('Workspace id'), feedbackId: Id('Feedback id') });
 
 export type FeedbackType = Static<typeof FeedbackTypeSchema>;

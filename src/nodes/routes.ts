@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Pagination } from '../http/common-schemas.js';
+import { Pagination, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { NodeService } from './service.js';
 import {
-  CreateBody, LinkBody, LinkSchema, ListQuery, NodeDetailSchema, NodeLinkPath, NodePath, NodeSchema, PlaybookLinkPath, PlaybookPath, UpdateBody, WorkspaceOnly,
+  CreateBody, LinkBody, LinkSchema, ListQuery, NodeDetailSchema, NodeLinkPath, NodePath, NodeSchema, PlaybookLinkPath, PlaybookPath, UpdateBody,
 } from './schemas.js';
 
 const nodes = { tag: 'Context nodes' } as const;
@@ -17,7 +17,7 @@ export function nodeRoutes(s: { nodes: NodeService }): AnyRoute[] {
       ...nodes, method: 'get', path: '/api/v1/workspaces/:workspaceId/context-nodes', operationId: 'listContextNodes', summary: 'List or search context nodes',
       cache: {},
       description: 'Live nodes by default; filter by nodeType and status, sort, page, and search with q. Sending both status and the deprecated archived is 400.',
-      access: viewers, params: WorkspaceOnly, query: ListQuery,
+      access: viewers, params: WorkspacePath, query: ListQuery,
       responses: { 200: { description: 'One page of nodes', schema: Type.Object({ nodes: Type.Array(NodeSchema), pagination: Pagination }) } },
       handler: async ({ ctx, caller, query }) => {
         ctx.body = await s.nodes.list(caller, query);
@@ -26,7 +26,7 @@ export function nodeRoutes(s: { nodes: NodeService }): AnyRoute[] {
     defineRoute({
       ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes', operationId: 'createContextNode', summary: 'Create a context node',
       description: 'Defaults: nodeType reference, importance 50, readFirst and edgeCaseOnly false. A slug taken by another node is 409 slug_taken; without a slug one is made from the title (-2, -3, … when taken). Wikilinks in content become links at once, and wikilinks of other nodes waiting for this slug resolve to it.',
-      access: editors, params: WorkspaceOnly, body: CreateBody,
+      access: editors, params: WorkspacePath, body: CreateBody,
       responses: { 201: { description: 'The node, with its links', schema: NodeDetailSchema } },
       errors: [409],
       handler: async ({ ctx, caller, body }) => {

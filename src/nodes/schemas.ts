@@ -79,7 +79,6 @@ export const NodePath = Strict({ workspaceId: Id('Workspace id'), nodeId: Id('Co
 export const NodeLinkPath = Strict({ workspaceId: Id('Workspace id'), nodeId: Id('Context node id'), linkId: Id('Link id') });
 export const PlaybookPath = Strict({ workspaceId: Id('Workspace id'), playbookId: Id('Playbook id') });
 export const PlaybookLinkPath = Strict({ workspaceId: Id('Workspace id'), playbookId: Id('Playbook id'), linkId: Id('Link id') });
-export const WorkspaceOnly = Strict({ workspaceId: Id('Workspace id') });
 
 export const CreateBody = Strict(
   {
@@ -95,20 +94,8 @@ export const CreateBody = Strict(
   },
   { required: ['title', 'description'] },
 );
-export const UpdateBody = Strict(
-  {
-    title: Type.Optional(Title),
-    description: Type.Optional(Type.String({ ...Description, minLength: 1 })),
-    slug: Type.Optional(Slug),
-    content: Type.Optional(Content),
-    nodeType: Type.Optional(NodeTypeSchema),
-    agentSummary: Type.Optional(Nullable(AgentSummary)),
-    importance: Type.Optional(Importance),
-    readFirst: Type.Optional(Type.Boolean()),
-    edgeCaseOnly: Type.Optional(Type.Boolean()),
-  },
-  { minProperties: 1 },
-);
+/** Every field of a create, each optional; at least one. */
+export const UpdateBody = Type.Partial(CreateBody, { additionalProperties: false, minProperties: 1 });
 export const ListQuery = Strict({
   nodeType: Type.Optional(NodeTypeSchema),
   status: Type.Optional(literals(['live', 'archived', 'all'] as const, { description: 'live (default), archived or all' })),
