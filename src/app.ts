@@ -42,6 +42,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   app.use(errorHandler(s.logger));
   for (const middleware of buildRouter(allRoutes(s), {
     gate: s.gate,
+    idempotency: s.idempotency,
     responseCache: s.responseCache,
     adminToken: s.config.adminToken,
     validateResponses: options.validateResponses,

@@ -11,6 +11,7 @@ import { type LocalServer, startNeo4j, startRedis } from './infra/local-deps.js'
 import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
+import { answerClientErrors } from './http/error-handler.js';
 import { Metrics } from './http/observability.js';
 import { type AppServices, createServices } from './services.js';
 
@@ -94,6 +95,7 @@ export async function startService(
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
   });
+  answerClientErrors(server);
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   return {

@@ -3,6 +3,7 @@ import { AgentService } from './agents/service.js';
 import { AnnotationService } from './annotations/service.js';
 import { FeedbackService } from './feedback/service.js';
 import { RequestGate } from './gate/gate.js';
+import { IdempotencyStore } from './gate/idempotency.js';
 import { ResponseCache } from './http/response-cache.js';
 import { Metrics } from './http/observability.js';
 import { systemClock } from './infra/ids.js';
@@ -14,6 +15,7 @@ import { WorkspaceService } from './workspaces/service.js';
 
 export interface AppServices extends Infra {
   gate: RequestGate;
+  idempotency: IdempotencyStore;
   /** Ready-made answers keyed by graph generation: bundles, manifests and cacheable reads share it. */
   responseCache: ResponseCache;
   admin: AdminService;
@@ -40,6 +42,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
   const deps = { ...base, gate };
   return {
     ...deps,
+    idempotency: new IdempotencyStore(base.redis),
     responseCache: new ResponseCache(base.config.bundleCache),
     admin: new AdminService(deps),
     workspaces: new WorkspaceService(deps),

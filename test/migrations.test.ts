@@ -45,8 +45,8 @@ describe('schema migrations', () => {
 
   it('every Cypher statement in cypher/queries is scoped by workspace or says why not', () => {
     const catalog = new QueryCatalog();
-    // Users, keys and migrations are global: they belong to no workspace.
-    const global = /^(admin|auth|migrations)\//;
+    // Users, keys and migrations are global: they belong to no workspace; so are the gate's owed signals, delivered for all.
+    const global = /^(admin|auth|gate|migrations)\//;
     const unscoped = catalog.names().filter((name) => !global.test(name) && !/workspaceId/.test(catalog.get(name)));
     expect(unscoped).to.deep.equal([]);
   });

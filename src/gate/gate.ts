@@ -9,7 +9,7 @@ import type { GraphExecutor } from '../infra/neo4j.js';
 import { isRedisUnavailable, redisUnavailable } from '../infra/redis.js';
 import { type Access, AccessCache } from './access-cache.js';
 import { redisKeys } from './redis-keys.js';
-import { GateRepository } from './repository.js';
+import { GateRepository, type PendingSignal } from './repository.js';
 import { GateRoundTrip, type GateReading, counterTtlSeconds } from './round-trip.js';
 
 /** The calendar month (UTC) a moment falls in, as `YYYY-MM`. */
@@ -88,10 +88,28 @@ export class RequestGate {
   /** `workspaceId|period` of counters this process changed since they were last copied to Neo4j. */
   private readonly counted = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
+  /** This process recorded signals in Neo4j that Redis has not had yet (see owe). */
+  private owing = false;
+  /** Set while owed signals are being delivered: requests wait for it, so none is served from before a change. */
+  private delivering?: Promise<void>;
+  private redisWasDown = false;
 
   constructor(private readonly deps: GateDeps) {
     this.roundTrip = new GateRoundTrip(deps.redis);
     this.repo = new GateRepository(deps.graph);
+    // Back from an outage: nothing cached before it is trusted, and what changes owe Redis is delivered first.
+    deps.redis.on('close', () => (this.redisWasDown = true));
+    deps.redis.on('ready', () => {
+      if (!this.redisWasDown) return;
+      this.redisWasDown = false;
+      this.cache.clear();
+      void this.deliverPendingSignals();
+    });
+  }
+
+  /** Whether this process still owes Redis a signal of a committed change (the process is not ready meanwhile). */
+  get owesSignals(): boolean {
+    return this.owing;
   }
 
   /** Round trips to Redis made for requests so far. */
@@ -107,6 +125,7 @@ export class RequestGate {
   async admit(token: string | undefined, workspaceId: string, rule: AccessRule): Promise<Admission> {
     if (!token || !keyKind(token)) throw unauthorized();
     const keyHash = hashKey(token);
+    if (this.delivering) await this.delivering;
     const now = this.deps.clock();
     const reading = await this.read(keyHash, workspaceId, rule.metered ?? false, now);
     const counted = reading?.quota.state === 'ok';
@@ -140,8 +159,8 @@ export class RequestGate {
   /**
    * Call after a committed change that can take access to these workspaces away or change it (key revoked,
    * agent deactivated or changed, member removed or re-roled): marks the revoked keys and replaces each
-   * workspace's auth epoch, so every process reloads. Throws when Redis is unreachable, so the caller answers
-   * 503; the operations that call it are idempotent, and a retry signals again.
+   * workspace's auth epoch, so every process reloads. When Redis cannot be reached the change is still a
+   * success: the signal is owed (see owe) and, meanwhile, no process trusts a cached answer anyway.
    */
   async accessChanged(workspaceIds: string[], revokedKeyHashes: string[] = []): Promise<void> {
     this.cache.clear();
@@ -151,21 +170,43 @@ export class RequestGate {
       for (const hash of revokedKeyHashes) pipeline.set(redisKeys.revokedKey(workspaceId, hash), '1', 'EX', 24 * 3600);
       pipeline.set(redisKeys.authEpoch(workspaceId), randomUUID());
     }
-    await this.execAll(pipeline);
+    await this.signal(pipeline, [...new Set(workspaceIds)].map((workspaceId) => ({ workspaceId, graph: false, access: true, keyHashes: revokedKeyHashes })));
   }
 
   /**
    * Call after a committed change to a workspace's playbooks, versions, nodes, links or annotations: a new
-   * random generation, so no cached answer or ETag of the old graph is served again by any process.
+   * random generation, so no cached answer or ETag of the old graph is served again by any process. When Redis
+   * cannot be reached the change is still a success: the new generation is owed (see owe).
    */
   async graphChanged(workspaceId: string): Promise<void> {
-    try {
-      await this.deps.redis.set(redisKeys.graphGeneration(workspaceId), randomUUID());
-    } catch (err) {
-      // The write itself succeeded; without the new generation a cached answer could outlive it, so the caller must know.
-      this.deps.logger.error({ err, workspaceId }, 'could not replace the graph generation after a committed change');
-      throw isRedisUnavailable(err) ? redisUnavailable(err) : err;
-    }
+    const pipeline = this.deps.redis.pipeline().set(redisKeys.graphGeneration(workspaceId), randomUUID());
+    await this.signal(pipeline, [{ workspaceId, graph: true, access: false, keyHashes: [] }]);
+  }
+
+  /**
+   * Delivers every signal owed to Redis (by any process): new generations, epochs and revoked marks, then
+   * forgets them. Runs at start, when Redis is back after an outage (requests wait for it), and every few
+   * seconds while this process owes any.
+   */
+  async deliverPendingSignals(): Promise<void> {
+    this.delivering ??= (async () => {
+      try {
+        for (;;) {
+          const signals = await this.repo.pendingSignals();
+          if (signals.length === 0) break;
+          const pipeline = this.deps.redis.pipeline();
+          for (const signal of signals) this.queueSignal(pipeline, signal);
+          await this.execAll(pipeline);
+          await this.repo.deletePendingSignals(signals.map((signal) => signal.id));
+        }
+        this.owing = false;
+      } catch (err) {
+        this.deps.logger.warn({ err: (err as Error).message }, 'owed signals not delivered yet');
+      } finally {
+        this.delivering = undefined;
+      }
+    })();
+    return this.delivering;
   }
 
   /** Forget the cached limit after a plan or limit change. */
@@ -184,11 +225,13 @@ export class RequestGate {
   }
 
   /** Starts writing key use and counters to Neo4j in the background. */
-  start(options: { flushUsesMs?: number; persistUsageMs?: number } = {}): void {
+  start(options: { flushUsesMs?: number; persistUsageMs?: number; deliverSignalsMs?: number } = {}): void {
     this.timers = [
       setInterval(() => void this.flushUses(), options.flushUsesMs ?? 10_000),
       setInterval(() => void this.persistUsage(), options.persistUsageMs ?? 30_000),
+      setInterval(() => void (this.owing && this.deliverPendingSignals()), options.deliverSignalsMs ?? 2_000),
     ];
+    void this.deliverPendingSignals();
     for (const timer of this.timers) timer.unref();
   }
 
@@ -314,6 +357,37 @@ export class RequestGate {
     if (!ws) throw notFound('Workspace');
     const { plans } = this.deps;
     return ws.monthlyRetrievalLimit ?? plans[ws.plan as keyof PlanLimits] ?? plans.free;
+  }
+
+  /** Sends a change's signal; when Redis cannot be reached, owes it instead. */
+  private async signal(pipeline: ReturnType<Redis['pipeline']>, owed: Omit<PendingSignal, 'id'>[]): Promise<void> {
+    try {
+      await this.execAll(pipeline);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'service_unavailable')) throw err;
+      await this.owe(owed);
+    }
+  }
+
+  /**
+   * Records in Neo4j the signals of a committed change that Redis could not be given, for this or any other
+   * process to deliver as soon as Redis answers again: the change stays a success (a client retrying it would
+   * only repeat it), and no answer older than it is served once Redis is back.
+   */
+  private async owe(signals: Omit<PendingSignal, 'id'>[]): Promise<void> {
+    this.owing = true;
+    this.deps.logger.warn({ workspaceIds: signals.map((s) => s.workspaceId) }, 'redis unreachable: the change’s signal is owed');
+    const now = this.deps.clock().toISOString();
+    for (const signal of signals) await this.repo.recordPendingSignal({ id: randomUUID(), ...signal }, now);
+  }
+
+  private queueSignal(pipeline: ReturnType<Redis['pipeline']>, signal: PendingSignal): void {
+    const { workspaceId } = signal;
+    if (signal.graph) pipeline.set(redisKeys.graphGeneration(workspaceId), randomUUID());
+    if (signal.access) {
+      for (const hash of signal.keyHashes) pipeline.set(redisKeys.revokedKey(workspaceId, hash), '1', 'EX', 24 * 3600);
+      pipeline.set(redisKeys.authEpoch(workspaceId), randomUUID());
+    }
   }
 
   private async guard<T>(work: () => Promise<T>): Promise<T> {

@@ -15,4 +15,6 @@ export const redisKeys = {
   /** The monthly retrieval limit in force for a workspace (cached from Neo4j and configuration). */
   quotaLimit: (workspaceId: string) => `{${workspaceId}}:quota-limit`,
   rateLimit: (keyHash: string, minute: number) => `{${keyHash}}:rate:${minute}`,
+  /** A POST's Idempotency-Key, per workspace and caller key (the key itself hashed: it is the client's text). */
+  idempotency: (workspaceId: string, callerKeyId: string, keyHash: string) => `{${workspaceId}}:idempotency:${callerKeyId}:${keyHash}`,
 } as const;

@@ -38,4 +38,25 @@ export class GateRepository {
   async persistUsage(counts: { workspaceId: string; period: string; used: number }[], now: string): Promise<void> {
     await this.graph.write('quota/persist-usage', { counts, now });
   }
+
+  async recordPendingSignal(signal: PendingSignal, now: string): Promise<void> {
+    await this.graph.write('gate/record-pending-signal', { ...signal, now });
+  }
+
+  async pendingSignals(): Promise<PendingSignal[]> {
+    return this.graph.read<PendingSignal>('gate/pending-signals');
+  }
+
+  async deletePendingSignals(ids: string[]): Promise<void> {
+    await this.graph.write('gate/delete-pending-signals', { ids });
+  }
+}
+
+/** A signal a committed change owes Redis: a new graph generation, a new auth epoch, revoked marks. */
+export interface PendingSignal {
+  id: string;
+  workspaceId: string;
+  graph: boolean;
+  access: boolean;
+  keyHashes: string[];
 }

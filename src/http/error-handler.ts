@@ -1,3 +1,4 @@
+import { STATUS_CODES, type Server } from 'node:http';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { isRedisUnavailable, redisUnavailable } from '../infra/redis.js';
@@ -5,27 +6,44 @@ import { AppError } from '../errors.js';
 
 export const problemContentType = 'application/problem+json';
 
-/** Errors thrown by Koa's own middleware (body parsing, router) carry an HTTP status; map them to codes. */
-function fromHttpError(err: { status?: number; type?: string; message?: string }): AppError | undefined {
-  switch (err.status) {
-    case 400:
-      return new AppError('invalid_request', err.type === 'entity.parse.failed' || /JSON/i.test(err.message ?? '') ? 'The request body is not valid JSON' : 'The request is malformed');
-    case 413:
-      return new AppError('payload_too_large', 'The request body is larger than 1 MiB');
-    case 415:
-      return new AppError('unsupported_media_type', 'The request body must be application/json');
-    default:
-      return undefined;
-  }
-}
-
 function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
-  // Neo4j errors arrive translated already (GraphExecutor is the one place that maps them); Redis calls are
-  // spread over several components, so an unreachable Redis is recognised here.
+  // Neo4j errors arrive translated already (GraphExecutor is the one place that maps them); an unreachable
+  // Redis met outside the gate is recognised here.
   if (isRedisUnavailable(err)) return redisUnavailable(err);
-  if (err && typeof err === 'object' && 'status' in err) return fromHttpError(err as { status: number });
   return undefined;
+}
+
+/** The RFC 9457 document of a problem. */
+function problemDocument(problem: AppError, instance: string) {
+  return {
+    type: `https://playbooks.dev/problems/${problem.code.replace(/_/g, '-')}`,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.message,
+    code: problem.code,
+    instance,
+    ...(problem.errors ? { errors: problem.errors } : {}),
+  };
+}
+
+/**
+ * Requests that Node's HTTP parser refuses before Koa sees them (a request line or headers over the size limit,
+ * a malformed request) are answered as problems too, where the socket still takes an answer.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: Error & { code?: string }, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+    const problem =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError('request_header_fields_too_large', 'The request line and headers are larger than the server accepts (16 KiB)')
+        : new AppError('invalid_request', 'The request is not well-formed HTTP');
+    const body = JSON.stringify(problemDocument(problem, '/'));
+    socket.end(
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\nContent-Type: ${problemContentType}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }
 
 /**
@@ -47,15 +65,7 @@ export function errorHandler(logger: Logger) {
       ctx.status = problem.status;
       for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
       ctx.type = problemContentType;
-      ctx.body = {
-        type: `https://playbooks.dev/problems/${problem.code.replace(/_/g, '-')}`,
-        title: problem.title,
-        status: problem.status,
-        detail: problem.message,
-        code: problem.code,
-        instance: ctx.path,
-        ...(problem.errors ? { errors: problem.errors } : {}),
-      };
+      ctx.body = problemDocument(problem, ctx.path);
     }
   };
 }

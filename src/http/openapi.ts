@@ -1,5 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { errorCodes } from '../errors.js';
+import { maxIdempotencyKeyLength } from '../gate/idempotency.js';
 import { Problem } from './common-schemas.js';
 import type { AnyRoute } from './route.js';
 
@@ -23,8 +24,23 @@ function parameters(schema: TObject | undefined, where: 'path' | 'query') {
   });
 }
 
+const idempotencyKey = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer ' +
+    '(header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.',
+  schema: { type: 'string', minLength: 1, maxLength: maxIdempotencyKeyLength },
+};
+
 const commonErrors: Record<number, string> = {
   400: 'Invalid input (problem+json, with `errors` per field)',
+  413: 'Body larger than 1 MiB',
+  415: 'Body that is not application/json',
+  422: 'Idempotency-Key reused with another request',
+  429: 'Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)',
+  431: 'Request line or headers too large',
   401: 'Missing, unknown or revoked key',
   403: 'Role too low, or a key of the wrong kind',
   404: 'Not found, or not visible to the caller',
@@ -43,6 +59,11 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const statuses = new Set<number>(route.access.kind === 'public' ? [] : [401, 403, 404, 503]);
     if (route.params || route.query || route.body) statuses.add(400);
+    if (route.body) for (const s of [413, 415]) statuses.add(s);
+    if (route.method === 'post') for (const s of [409, 422]) statuses.add(s);
+    if (route.query) statuses.add(431);
+    // The per-key rate limit, when a deployment turns it on, applies to every route a key reaches.
+    if (route.access.kind === 'workspace') statuses.add(429);
     for (const s of route.errors ?? []) statuses.add(s);
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
@@ -69,7 +90,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       ...(route.access.kind === 'public' ? { security: [] } : route.access.kind === 'operator' ? { security: [{ operatorToken: [] }] } : {}),
-      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.method === 'post' ? [idempotencyKey] : [])],
       // A body whose every field is optional may be left out altogether (it reads as {}).
       ...(route.body ? { requestBody: { required: ((route.body as TObject).required ?? []).length > 0, content: { 'application/json': { schema: plain(route.body) } } } } : {}),
       responses,

@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { bodyParser } from '@koa/bodyparser';
 import { Router } from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import isFresh from 'fresh';
@@ -7,12 +6,15 @@ import type { Context, Middleware } from 'koa';
 import type { Caller } from '../auth/caller.js';
 import { AppError } from '../errors.js';
 import type { Admission, RequestGate } from '../gate/gate.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../gate/idempotency.js';
+import { readJsonBody } from './json-body.js';
 import { ResponseCache } from './response-cache.js';
 import type { AnyRoute } from './route.js';
 import { responseProblems, validatePart } from './validation.js';
 
 export interface RouterDeps {
   gate: Pick<RequestGate, 'admit' | 'identify'>;
+  idempotency: IdempotencyStore;
   responseCache: ResponseCache;
   adminToken?: string;
   /** Check every response body against its documented schema (tests): a mismatch is a 500. */
@@ -63,25 +65,48 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
 
 // A route that takes no query parameters still refuses unknown ones.
 const noQuery = Type.Object({}, { additionalProperties: false });
-const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
 
 /** Body parsing (only for routes that take one), validation, the response cache and the handler. */
 function handle(route: AnyRoute, deps: RouterDeps): Run {
-  const run: Run = async (ctx, admission) => {
-    if (route.body && ctx.request.length && !ctx.is('application/json')) {
+  return async (ctx, admission) => {
+    // Only routes that take a body read one, and only for a caller that passed the access check.
+    // ctx.is answers null when the request has no body at all, false for a body of another type.
+    if (route.body && ctx.is('application/json') === false) {
       throw new AppError('unsupported_media_type', 'The request body must be application/json');
     }
+    const sent = route.body ? await readJsonBody(ctx) : undefined;
     // ajv coerces and fills defaults in place, so it gets copies.
     const params = route.params ? validatePart(route.params, { ...ctx.params }, 'path') : {};
     const query = validatePart<Record<string, unknown>>(route.query ?? noQuery, { ...ctx.query }, 'query');
-    const body = route.body ? validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body') : undefined;
+    const body = route.body ? validatePart(route.body, sent, 'body') : undefined;
     const caller = admission?.caller as Caller;
     const handler = () => route.handler({ params, query, body, caller, ctx } as never);
-    if (route.cache && admission?.generation) await cached(ctx, route, deps.responseCache, admission, query, handler);
-    else await handler();
+    const claim = await claimIdempotencyKey(ctx, route, deps.idempotency, caller, body);
+    if (claim?.replay) {
+      ctx.status = claim.replay.status;
+      ctx.body = claim.replay.body;
+      ctx.set('Idempotent-Replayed', 'true');
+    } else if (route.cache && admission?.generation) {
+      await cached(ctx, route, deps.responseCache, admission, query, handler);
+    } else {
+      try {
+        await handler();
+      } catch (err) {
+        await claim?.release();
+        throw err;
+      }
+      if (claim) await (ctx.status < 300 ? claim.complete({ status: ctx.status, body: ctx.body }) : claim.release());
+    }
     if (deps.validateResponses) checkResponse(route, ctx);
   };
-  return route.body ? (ctx, admission) => parseJson(ctx, () => run(ctx, admission)) : run;
+}
+
+/** A POST that carries an Idempotency-Key takes it before it runs (see IdempotencyStore). */
+async function claimIdempotencyKey(ctx: Context, route: AnyRoute, store: IdempotencyStore, caller: Caller | undefined, body: unknown): Promise<IdempotencyClaim | undefined> {
+  const key = ctx.headers['idempotency-key'];
+  if (route.method !== 'post' || key === undefined) return undefined;
+  const scope = caller ? { workspaceId: caller.workspaceId, callerKeyId: caller.principal.keyId } : { workspaceId: 'operator', callerKeyId: 'operator' };
+  return store.claim(scope, Array.isArray(key) ? key.join(',') : key, { method: ctx.method, path: ctx.path, body });
 }
 
 /**

@@ -152,7 +152,7 @@ export async function startRedis(options: { dataDir: string }): Promise<LocalSer
   mkdirSync(dir, { recursive: true });
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', '', '--daemonize', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--daemonize', 'no'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await waitForLine(child, /Ready to accept connections/, 'redis-server', 30_000);

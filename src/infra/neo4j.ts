@@ -20,13 +20,19 @@ export interface Neo4jSettings {
 /** How long a transaction is retried on retryable errors before its error is given up to the caller. */
 const retryBudgetMs = 3_000;
 
+/**
+ * How long a read may wait for Neo4j before it is answered 503: while the database is unreachable or restarting,
+ * the driver's retries and connection attempts could otherwise hold a request several times longer.
+ */
+export const readDeadlineMs = 5_000;
+
 /** One driver per process. Integers come back as JS numbers: every count in this service fits. */
 export function createDriver(settings: Neo4jSettings): Driver {
   return neo4j.driver(settings.uri, neo4j.auth.basic(settings.username, settings.password), {
     disableLosslessIntegers: true,
     maxConnectionPoolSize: 100,
     // An unreachable database should become a 503 within seconds, not hold requests for half a minute.
-    connectionAcquisitionTimeout: 5_000,
+    connectionAcquisitionTimeout: readDeadlineMs,
     connectionTimeout: 2_000,
     maxTransactionRetryTime: retryBudgetMs,
   });
@@ -46,7 +52,7 @@ export function isNeo4jUnavailable(err: unknown): boolean {
 /** The one place where Neo4j errors become the service's own. */
 function translate(err: unknown): unknown {
   if (err instanceof AppError) return err;
-  if (isNeo4jUnavailable(err)) {
+  if (isNeo4jUnavailable(err) || (err instanceof Error && err.name === 'TimeoutError')) {
     return new AppError('service_unavailable', 'The graph database cannot be reached', {
       headers: { 'Retry-After': '5' },
       cause: err,
@@ -82,7 +88,10 @@ export class GraphExecutor {
   async read<T extends Row = Row>(name: string, params: Params = {}): Promise<T[]> {
     const text = this.queries.get(name);
     return this.guard(async () => {
-      const result = await this.driver.executeQuery(text, params, { database: this.database, routing: routing.READ });
+      const signal = AbortSignal.timeout(readDeadlineMs);
+      // The signal closes the session; the race makes sure the request does not wait for the driver's retries to notice.
+      const deadline = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+      const result = await Promise.race([this.driver.executeQuery(text, params, { database: this.database, routing: routing.READ, signal }), deadline]);
       return result.records.map((r) => r.toObject() as T);
     });
   }

@@ -12,6 +12,7 @@ import {
   Title,
   literals,
 } from '../http/common-schemas.js';
+import { maxWikilinkTargets } from './wikilinks.js';
 import { linkTypes } from './link-types.js';
 
 /** Request and response schemas of the context node and link endpoints; the types below are derived from them. */
@@ -31,7 +32,8 @@ const Content = Type.String({
   description:
     'Markdown. Each [[slug]] or [[slug|label]] outside code spans and fenced code blocks becomes a references link ' +
     '(origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. ' +
-    'The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link.',
+    'The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. ' +
+    `At most ${maxWikilinkTargets} distinct slugs.`,
 });
 const AgentSummary = Type.String({ maxLength: 2000, description: 'Concise summary for AI consumption' });
 

@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../service-deps.js';
 import { type LinkType } from './link-types.js';
 import { type ListFilter, NodeRepository } from './repository.js';
 import type { ContextNode, CreateNodeInput, Link, ListNodesQuery, NodeDetail, NodeStatus, SourceType, UpdateNodeInput } from './schemas.js';
-import { parseWikilinks } from './wikilinks.js';
+import { maxWikilinkTargets, parseWikilinks } from './wikilinks.js';
 
 export interface NodePage {
   nodes: ContextNode[];
@@ -32,6 +32,7 @@ export class NodeService {
 
   async create(caller: Caller, input: CreateNodeInput): Promise<NodeDetail> {
     const ws = caller.workspaceId;
+    checkWikilinks(input.content);
     // An auto-generated slug is retried if a writer outside this service's lock took it meanwhile.
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -77,6 +78,7 @@ export class NodeService {
   /** Changes any of the editable fields; updatedAt moves on every edit. Wikilinks follow content and slug changes. */
   async update(caller: Caller, nodeId: string, input: UpdateNodeInput): Promise<NodeDetail> {
     const ws = caller.workspaceId;
+    checkWikilinks(input.content);
     try {
       const detail = await this.inWorkspace(ws, async (tx, now) => {
         const current = await this.repo.get(tx, ws, nodeId);
@@ -235,4 +237,11 @@ export function luceneQuery(q: string): string | undefined {
       return /^[\p{L}\p{N}]+$/u.test(lower) ? `+(${phrase} OR ${lower}*)` : `+${phrase}`;
     })
     .join(' ');
+}
+
+/** Refuses, before anything is written, content that links to more distinct slugs than a node may. */
+function checkWikilinks(content: string | undefined): void {
+  if (content !== undefined && parseWikilinks(content).length > maxWikilinkTargets) {
+    throw invalidField('/content', `links to more than ${maxWikilinkTargets} distinct slugs`);
+  }
 }

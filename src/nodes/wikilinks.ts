@@ -11,6 +11,9 @@
  * - Indented (four-space) code blocks are not recognised: only fences delimit code blocks.
  */
 
+/** How many distinct slugs one content may link to (each is a relationship written with the node). */
+export const maxWikilinkTargets = 1_000;
+
 const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const wikilinkPattern = /\[\[([^\[\]|\n]+?)(?:\|[^\[\]\n]*)?\]\]/g;
 const fenceOpen = /^ {0,3}(`{3,}|~{3,})(.*)$/;
@@ -63,48 +66,55 @@ function proseParagraphs(content: string): string[] {
   return paragraphs;
 }
 
-/** The pieces of a paragraph outside inline code spans. An unmatched backtick run is literal text. */
+/**
+ * The pieces of a paragraph outside inline code spans: a run of n backticks opens a span that the next run of
+ * exactly n backticks closes; an unmatched run is literal text, and a backslash before a run escapes its first
+ * backtick. Linear in the paragraph: the runs are listed once, and for each length a cursor only moves forward,
+ * so looking for a closing run never rescans the text (many unmatched runs would otherwise be quadratic).
+ */
 function outsideCodeSpans(paragraph: string): string[] {
+  const runs = backtickRuns(paragraph);
+  const byLength = new Map<number, number[]>();
+  runs.forEach((run, i) => {
+    const list = byLength.get(run.length);
+    if (list) list.push(i);
+    else byLength.set(run.length, [i]);
+  });
+  const cursors = new Map<number, number>();
+  /** The index of the first run after run `i` that has exactly `length` backticks, or -1. */
+  const closing = (i: number, length: number) => {
+    const same = byLength.get(length) ?? [];
+    let c = cursors.get(length) ?? 0;
+    while (c < same.length && same[c] <= i) c += 1;
+    cursors.set(length, c);
+    return c < same.length ? same[c] : -1;
+  };
   const pieces: string[] = [];
   let start = 0;
-  let i = 0;
-  while (i < paragraph.length) {
-    if (paragraph[i] === '\\' && paragraph[i + 1] === '`') {
-      i += 2;
-      continue;
+  for (let i = 0; i < runs.length; i++) {
+    let { at, length } = runs[i];
+    if (at < start) continue;
+    if (paragraph[at - 1] === '\\') {
+      at += 1;
+      length -= 1;
     }
-    if (paragraph[i] !== '`') {
-      i += 1;
-      continue;
-    }
-    let runEnd = i;
-    while (paragraph[runEnd] === '`') runEnd += 1;
-    const length = runEnd - i;
-    const close = findClosingRun(paragraph, runEnd, length);
-    if (close === -1) {
-      i = runEnd;
-      continue;
-    }
-    pieces.push(paragraph.slice(start, i));
-    i = close + length;
-    start = i;
+    const j = length > 0 ? closing(i, length) : -1;
+    if (j === -1) continue;
+    pieces.push(paragraph.slice(start, at));
+    start = runs[j].at + runs[j].length;
   }
   pieces.push(paragraph.slice(start));
   return pieces;
 }
 
-/** Index of the next run of exactly `length` backticks at or after `from`, or -1. */
-function findClosingRun(text: string, from: number, length: number): number {
-  let i = from;
-  while (i < text.length) {
-    if (text[i] !== '`') {
-      i += 1;
-      continue;
-    }
+/** Every maximal run of backticks, in order. */
+function backtickRuns(text: string): { at: number; length: number }[] {
+  const runs: { at: number; length: number }[] = [];
+  for (let i = text.indexOf('`'); i !== -1; i = text.indexOf('`', i)) {
     let end = i;
     while (text[end] === '`') end += 1;
-    if (end - i === length) return i;
+    runs.push({ at: i, length: end - i });
     i = end;
   }
-  return -1;
+  return runs;
 }

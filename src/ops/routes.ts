@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
+import type { RequestGate } from '../gate/gate.js';
 import type { Infra } from '../service-deps.js';
 
 const require = createRequire(import.meta.url);
@@ -20,7 +21,7 @@ const docsPage = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
 
 /** Health, readiness, metrics and the API documentation: no API key needed. */
-export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics'>, openApi: () => object): AnyRoute[] {
+export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics'> & { gate: Pick<RequestGate, 'owesSignals'> }, openApi: () => object): AnyRoute[] {
   return [
     defineRoute({
       method: 'get', path: '/healthz', operationId: 'health', tag: 'Operations', access: { kind: 'public' },
@@ -32,7 +33,8 @@ export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics
     }),
     defineRoute({
       method: 'get', path: '/readyz', operationId: 'ready', tag: 'Operations', access: { kind: 'public' },
-      summary: 'Neo4j and Redis are reachable',
+      summary: 'Neo4j and Redis are reachable, and Redis has every change’s signal',
+      description: 'While a change committed during a Redis outage still owes Redis its signal (a new graph generation or auth epoch), the process is not ready.',
       responses: { 200: { description: 'Ready', schema: Type.Object({ status: Type.Literal('ready'), neo4j: Type.Literal('up'), redis: Type.Literal('up') }) } },
       errors: [503],
       handler: async ({ ctx }) => {
@@ -40,6 +42,9 @@ export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics
         if (neo4j.status === 'rejected' || redis.status === 'rejected') {
           const down = [neo4j.status === 'rejected' && 'Neo4j', redis.status === 'rejected' && 'Redis'].filter(Boolean).join(' and ');
           throw new AppError('service_unavailable', `${down} cannot be reached`, { headers: { 'Retry-After': '5' } });
+        }
+        if (s.gate.owesSignals) {
+          throw new AppError('service_unavailable', 'Changes made while Redis was unreachable are not signalled yet', { headers: { 'Retry-After': '2' } });
         }
         ctx.body = { status: 'ready', neo4j: 'up', redis: 'up' };
       },

@@ -13,7 +13,7 @@ export const Visibility = Type.Union([Type.Literal('workspace_private'), Type.Li
 export const FunctionArea = Type.String({ minLength: 1, maxLength: 200, description: 'Category label, free text' });
 export const Tag = Type.String({ minLength: 1, maxLength: 100 });
 export const Tags = Type.Array(Tag, { maxItems: 50, description: 'Free-text tags (1 to 100 characters each, at most 50); duplicates are dropped, order kept' });
-export const Content = Type.Object({}, { additionalProperties: true, description: 'Any JSON object; typically has an instructions entry' });
+export const Content = Type.Object({}, { additionalProperties: true, description: 'Any JSON object, nested at most 64 levels deep; typically has an instructions entry' });
 export const ChangeNote = Type.String({ maxLength: 2000 });
 
 export const VersionRef = Type.Object({ id: Type.String(), versionNumber: Type.Integer(), status: VersionStatus }, {

@@ -1,0 +1,85 @@
+import { isUtf8 } from 'node:buffer';
+import type { Context } from 'koa';
+import getRawBody from 'raw-body';
+import { AppError, type FieldError } from '../errors.js';
+
+/** decisions §2: a body over 1 MiB is 413. */
+export const maxBodyBytes = 1024 * 1024;
+/** How deep objects and arrays may nest in a request body: deeper values could not be read back safely. */
+export const maxJsonDepth = 64;
+
+const invalidBody = (message: string, path = '/') =>
+  new AppError('invalid_request', path === '/' ? `The request body ${message}` : `Field '${path.slice(1)}' ${message}`, {
+    errors: [{ path, message, in: 'body' }],
+  });
+
+/**
+ * Reads a JSON request body strictly, so that what is stored is exactly what was sent: bytes that are not
+ * UTF-8, a string holding a lone surrogate (`"\ud800"`), a `__proto__` key and nesting deeper than
+ * maxJsonDepth are each a 400 naming where, instead of being rewritten or stored. An empty body reads as {}.
+ */
+export async function readJsonBody(ctx: Context): Promise<unknown> {
+  let bytes: Buffer;
+  try {
+    bytes = await getRawBody(ctx.req, { limit: maxBodyBytes, length: ctx.request.length });
+  } catch (err) {
+    if ((err as { type?: string }).type === 'entity.too.large') throw new AppError('payload_too_large', 'The request body is larger than 1 MiB');
+    throw new AppError('invalid_request', 'The request body could not be read', { cause: err });
+  }
+  if (bytes.length === 0) return {};
+  if (!isUtf8(bytes)) throw invalidBody(`is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)} is the first that is not)`);
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new AppError('invalid_request', `The request body is not valid JSON: ${(err as Error).message}`);
+  }
+  const problem = shapeProblem(value);
+  if (problem) throw invalidBody(problem.message, problem.path);
+  return value;
+}
+
+/**
+ * The first thing in a parsed body that may not be stored, walked with an explicit stack (a deep value must
+ * not be able to overflow the call stack of the check meant to refuse it).
+ */
+function shapeProblem(root: unknown): FieldError | undefined {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: root, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!isWellFormed(value)) return { path: path || '/', message: 'holds a lone surrogate (not a Unicode character)' };
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= maxJsonDepth) return { path: path || '/', message: `nests deeper than ${maxJsonDepth} levels` };
+    for (const [key, child] of Object.entries(value)) {
+      const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (key === '__proto__') return { path: at, message: 'is not an allowed key' };
+      if (!isWellFormed(key)) return { path: at, message: 'is a key holding a lone surrogate (not a Unicode character)' };
+      stack.push({ value: child, path: at, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
+
+/** The offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629). */
+function firstInvalidUtf8(bytes: Buffer): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const [length, min, max] =
+      b < 0x80 ? [1, 0, 0] : b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf] : b === 0xe0 ? [3, 0xa0, 0xbf] : b === 0xed ? [3, 0x80, 0x9f]
+        : b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf] : b === 0xf0 ? [4, 0x90, 0xbf] : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f] : [0, 0, 0];
+    if (length === 0) return i;
+    // The second byte has its own range (it rules out overlong forms and surrogates); the rest are 80..BF.
+    for (let k = 1; k < length; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || c < (k === 1 ? min : 0x80) || c > (k === 1 ? max : 0xbf)) return i;
+    }
+    i += length;
+  }
+  return i;
+}
