@@ -11,7 +11,8 @@ export interface Config {
   port: number;
   host: string;
   /** Absent: the service starts its own Neo4j (see src/infra/local-deps.ts). */
-  neo4j: { uri?: string; username: string; password: string; database: string };
+  /** readTimeoutMs: how long a read may wait for Neo4j before it is a 503. */
+  neo4j: { uri?: string; username: string; password: string; database: string; readTimeoutMs: number };
   /** Absent: the service starts its own redis-server. */
   redisUrl?: string;
   /** Absent: the admin API answers 404. */
@@ -39,6 +40,7 @@ const envSchema = {
     NEO4J_USERNAME: { type: 'string', minLength: 1 },
     NEO4J_PASSWORD: { type: 'string' },
     NEO4J_DATABASE: { type: 'string', minLength: 1 },
+    NEO4J_READ_TIMEOUT_MS: intString,
     REDIS_URL: { type: 'string', pattern: '^rediss?://.+' },
     ADMIN_TOKEN: { type: 'string', minLength: 16 },
     METRICS_TOKEN: { type: 'string', minLength: 1 },
@@ -79,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       username: relevant.NEO4J_USERNAME ?? 'neo4j',
       password: relevant.NEO4J_PASSWORD ?? 'neo4j',
       database: relevant.NEO4J_DATABASE ?? 'neo4j',
+      readTimeoutMs: int('NEO4J_READ_TIMEOUT_MS', 10_000),
     },
     redisUrl: relevant.REDIS_URL,
     adminToken: relevant.ADMIN_TOKEN,

@@ -76,13 +76,14 @@ export async function startService(
   options: { clock?: Clock; validateResponses?: boolean } = {},
 ): Promise<RunningService> {
   const driver = createDriver({ ...config.neo4j, uri: endpoints.neo4jUri });
-  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
+  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog(), { readTimeoutMs: config.neo4j.readTimeoutMs });
   const redis = createRedis(endpoints.redisUrl);
   const services = createServices({ config, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
   try {
     await driver.verifyConnectivity({ database: config.neo4j.database });
     await migrate(graph);
-    await services.retrieval.warmUp();
+    // Only an optimisation: a warm-up that fails leaves the first requests to plan the statements.
+    await services.retrieval.warmUp().catch((err) => logger.warn({ err: (err as Error).message }, 'warm-up failed'));
     await redis.connect();
   } catch (err) {
     await driver.close();

@@ -312,18 +312,21 @@ describe('authentication', () => {
       problem(await request('GET', w.path(), { token: agent.key }), 401, 'unauthorized');
     });
 
-    it('a revocation that cannot be signalled answers 503, and its retry signals it', async () => {
+    it('a revocation made through a process that cannot reach Redis succeeds, and a process that can soon refuses the key', async () => {
       svc = await startExtraService();
       const w = await createWorkspace();
       const agent = await createAgent(w);
       expect((await request('GET', w.path(), { token: agent.key })).status).to.equal(200);
       svc.services.redis.disconnect();
-      const failed = await request('DELETE', w.path(`/agents/${agent.agentId}/keys/${agent.keyId}`), { token: w.owner.key, baseUrl: svc.url });
-      problem(failed, 503, 'service_unavailable');
-      expect(failed.headers.get('retry-after')).to.match(/^\d+$/);
-      const retried = await request('DELETE', w.path(`/agents/${agent.agentId}/keys/${agent.keyId}`), { token: w.owner.key });
-      expect(retried.status).to.equal(204);
-      problem(await request('GET', w.path(), { token: agent.key }), 401, 'unauthorized');
+      const revoked = await request('DELETE', w.path(`/agents/${agent.agentId}/keys/${agent.keyId}`), { token: w.owner.key, baseUrl: svc.url });
+      expect(revoked.status).to.equal(204);
+      // The cutting process owes the signal; the shared one, which cached the key, finds it owed within seconds.
+      problem(await request('GET', w.path(), { token: agent.key, baseUrl: svc.url }), 401, 'unauthorized');
+      const deadline = Date.now() + 10_000;
+      while ((await request('GET', w.path(), { token: agent.key })).status !== 401) {
+        expect(Date.now(), 'the shared process still lets the revoked key in').to.be.below(deadline);
+        await new Promise((r) => setTimeout(r, 200));
+      }
     });
   });
 

@@ -1,37 +1,7 @@
 import { type Socket, createConnection, createServer } from 'node:net';
 import { expect } from 'chai';
-import pino from 'pino';
-import { createApp } from '../src/app.js';
-import { QueryCatalog } from '../src/infra/cypher-files.js';
-import { GraphExecutor, createDriver } from '../src/infra/neo4j.js';
-import { createRedis } from '../src/infra/redis.js';
-import { createServices } from '../src/services.js';
 import { addMember, createWorkspace, problem, request } from './support/api.js';
-import { adminToken, env, testConfig } from './support/harness.js';
-
-/**
- * A second API process in this test process, on its own port, whose Neo4j and Redis are the given URLs (a
- * closed port, a relay, or the real ones). Redis is connected only when it is expected to answer.
- */
-async function apiWith(neo4jUri: string, redisUrl: string, options: { redisUp: boolean }): Promise<{ url: string; close: () => Promise<void> }> {
-  const config = testConfig();
-  const driver = createDriver({ ...config.neo4j, uri: neo4jUri });
-  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
-  const redis = createRedis(redisUrl);
-  if (options.redisUp) await redis.connect();
-  else redis.on('error', () => {});
-  const app = createApp(createServices({ config, logger: pino({ level: 'silent' }), graph, redis }));
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: async () => {
-      server.close();
-      await driver.close();
-      redis.disconnect();
-    },
-  };
-}
+import { adminToken, apiWith, env } from './support/harness.js';
 
 describe('errors are problem+json', () => {
   it('malformed JSON is 400 and changes nothing', async () => {

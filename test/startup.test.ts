@@ -16,7 +16,7 @@ describe('configuration', () => {
   it('defaults everything a fresh machine needs', () => {
     const config = loadConfig({});
     expect(config).to.include({ port: 3000, logLevel: 'info', dataDir: 'data' });
-    expect(config.neo4j).to.deep.equal({ uri: undefined, username: 'neo4j', password: 'neo4j', database: 'neo4j' });
+    expect(config.neo4j).to.deep.equal({ uri: undefined, username: 'neo4j', password: 'neo4j', database: 'neo4j', readTimeoutMs: 10_000 });
     expect(config.plans).to.deep.equal({ free: 1000, team: 100000, enterprise: 10000000 });
     expect(config.adminToken).to.equal(undefined);
     expect(config.bundleCache.enabled).to.equal(true);
@@ -24,12 +24,12 @@ describe('configuration', () => {
 
   it('reads the documented variables', () => {
     const config = loadConfig({
-      PORT: '8080', NEO4J_URI: 'neo4j://db:7687', NEO4J_USERNAME: 'u', NEO4J_PASSWORD: 'p', NEO4J_DATABASE: 'graph',
+      PORT: '8080', NEO4J_URI: 'neo4j://db:7687', NEO4J_USERNAME: 'u', NEO4J_PASSWORD: 'p', NEO4J_DATABASE: 'graph', NEO4J_READ_TIMEOUT_MS: '3000',
       REDIS_URL: 'redis://cache:6379', ADMIN_TOKEN: 'a-long-operator-token', LOG_LEVEL: 'warn',
       PLAN_FREE_MONTHLY_RETRIEVALS: '5', RATE_LIMIT_PER_KEY_PER_MINUTE: '60', BUNDLE_CACHE: 'off',
     });
     expect(config.port).to.equal(8080);
-    expect(config.neo4j).to.deep.equal({ uri: 'neo4j://db:7687', username: 'u', password: 'p', database: 'graph' });
+    expect(config.neo4j).to.deep.equal({ uri: 'neo4j://db:7687', username: 'u', password: 'p', database: 'graph', readTimeoutMs: 3000 });
     expect(config).to.include({ redisUrl: 'redis://cache:6379', adminToken: 'a-long-operator-token', logLevel: 'warn', rateLimitPerKeyPerMinute: 60 });
     expect(config.plans.free).to.equal(5);
     expect(config.bundleCache.enabled).to.equal(false);

@@ -14,7 +14,8 @@ import { GateRoundTrip, type GateReading, counterTtlSeconds } from './round-trip
 
 /** The calendar month (UTC) a moment falls in, as `YYYY-MM`. */
 export function periodOf(at: Date): string {
-  return at.toISOString().slice(0, 7);
+  const month = at.getUTCMonth() + 1;
+  return `${at.getUTCFullYear()}-${month < 10 ? '0' : ''}${month}`;
 }
 
 /** The first instant of the next calendar month (UTC): when the quota resets. */
@@ -90,6 +91,8 @@ export class RequestGate {
   private timers: NodeJS.Timeout[] = [];
   /** This process recorded signals in Neo4j that Redis has not had yet (see owe). */
   private owing = false;
+  /** Signals recorded by this process so far: a delivery clears `owing` only if none was recorded meanwhile. */
+  private owed = 0;
   /** Set while owed signals are being delivered: requests wait for it, so none is served from before a change. */
   private delivering?: Promise<void>;
   private redisWasDown = false;
@@ -98,6 +101,7 @@ export class RequestGate {
     this.roundTrip = new GateRoundTrip(deps.redis);
     this.repo = new GateRepository(deps.graph);
     // Back from an outage: nothing cached before it is trusted, and what changes owe Redis is delivered first.
+    deps.redis.on('error', (err: Error) => deps.logger.debug({ err: err.message }, 'redis connection error'));
     deps.redis.on('close', () => (this.redisWasDown = true));
     deps.redis.on('ready', () => {
       if (!this.redisWasDown) return;
@@ -186,10 +190,11 @@ export class RequestGate {
   /**
    * Delivers every signal owed to Redis (by any process): new generations, epochs and revoked marks, then
    * forgets them. Runs at start, when Redis is back after an outage (requests wait for it), and every few
-   * seconds while this process owes any.
+   * seconds.
    */
   async deliverPendingSignals(): Promise<void> {
     this.delivering ??= (async () => {
+      const owedBefore = this.owed;
       try {
         for (;;) {
           const signals = await this.repo.pendingSignals();
@@ -199,7 +204,7 @@ export class RequestGate {
           await this.execAll(pipeline);
           await this.repo.deletePendingSignals(signals.map((signal) => signal.id));
         }
-        this.owing = false;
+        if (this.owed === owedBefore) this.owing = false;
       } catch (err) {
         this.deps.logger.warn({ err: (err as Error).message }, 'owed signals not delivered yet');
       } finally {
@@ -229,7 +234,9 @@ export class RequestGate {
     this.timers = [
       setInterval(() => void this.flushUses(), options.flushUsesMs ?? 10_000),
       setInterval(() => void this.persistUsage(), options.persistUsageMs ?? 30_000),
-      setInterval(() => void (this.owing && this.deliverPendingSignals()), options.deliverSignalsMs ?? 2_000),
+      // Every process looks, not only the one that owes: a process that never lost Redis must not keep serving
+      // what a change another process could not signal has made stale.
+      setInterval(() => void this.deliverPendingSignals(), options.deliverSignalsMs ?? 2_000),
     ];
     void this.deliverPendingSignals();
     for (const timer of this.timers) timer.unref();
@@ -376,6 +383,7 @@ export class RequestGate {
    */
   private async owe(signals: Omit<PendingSignal, 'id'>[]): Promise<void> {
     this.owing = true;
+    this.owed += 1;
     this.deps.logger.warn({ workspaceIds: signals.map((s) => s.workspaceId) }, 'redis unreachable: the change’s signal is owed');
     const now = this.deps.clock().toISOString();
     for (const signal of signals) await this.repo.recordPendingSignal({ id: randomUUID(), ...signal }, now);

@@ -28,14 +28,18 @@ export class ResponseCache {
     }
   }
 
-  /** The cache key of an answer, and its ETag. */
-  static keyOf(parts: { generation: string; operationId: string; path: string; query: Record<string, unknown>; audience?: string }): { key: string; etag: string } {
+  /** The cache key of an answer. */
+  static keyOf(parts: { generation: string; operationId: string; path: string; query: Record<string, unknown>; audience?: string }): string {
     const query = Object.keys(parts.query)
       .sort()
       .map((name) => `${name}=${JSON.stringify(parts.query[name])}`)
       .join('&');
-    const key = `${parts.generation}|${parts.operationId}|${parts.path}|${query}|${parts.audience ?? '*'}`;
-    return { key, etag: `"${hash('sha256', key, 'base64url').slice(0, 32)}"` };
+    return `${parts.generation}|${parts.operationId}|${parts.path}|${query}|${parts.audience ?? '*'}`;
+  }
+
+  /** The strong ETag of the answer under a key: the same for every process, and for the 304 of an evicted entry. */
+  static etagOf(key: string): string {
+    return `"${hash('sha256', key, 'base64url').slice(0, 32)}"`;
   }
 
   get(key: string): CachedAnswer | undefined {

@@ -70,8 +70,8 @@ const noQuery = Type.Object({}, { additionalProperties: false });
 function handle(route: AnyRoute, deps: RouterDeps): Run {
   return async (ctx, admission) => {
     // Only routes that take a body read one, and only for a caller that passed the access check.
-    // ctx.is answers null when the request has no body at all, false for a body of another type.
-    if (route.body && ctx.is('application/json') === false) {
+    // ctx.is answers false for a body of another type (and null when there is no body).
+    if (route.body && ctx.request.length !== 0 && ctx.is('application/json') === false) {
       throw new AppError('unsupported_media_type', 'The request body must be application/json');
     }
     const sent = route.body ? await readJsonBody(ctx) : undefined;
@@ -116,7 +116,10 @@ async function claimIdempotencyKey(ctx: Context, route: AnyRoute, store: Idempot
 async function cached(ctx: Context, route: AnyRoute, cache: ResponseCache, admission: Admission, query: Record<string, unknown>, handler: () => Promise<void>) {
   const { caller, generation } = admission;
   const audience = route.cache!.perCaller?.(query) ? `${caller.principal.kind}:${caller.principal.id}` : undefined;
-  const { key, etag } = ResponseCache.keyOf({ generation: generation!, operationId: route.operationId, path: ctx.path, query, audience });
+  const key = ResponseCache.keyOf({ generation: generation!, operationId: route.operationId, path: ctx.path, query, audience });
+  const hit = cache.get(key);
+  // A hit carries its ETag; a miss derives it from the key (hashed only then).
+  const etag = hit?.etag ?? ResponseCache.etagOf(key);
   // fresh (Koa's own) is asked with If-None-Match alone: fetch adds Cache-Control: no-cache to every conditional
   // request, which ctx.fresh takes for a forced reload (a shared cache's rule; this is the origin).
   const fresh = () => isFresh({ 'if-none-match': ctx.get('if-none-match') }, { etag });
@@ -126,7 +129,6 @@ async function cached(ctx: Context, route: AnyRoute, cache: ResponseCache, admis
     if (bytes) send(ctx, bytes);
     else ctx.status = 304;
   };
-  const hit = cache.get(key);
   // Without `when`, every answer under this key is the same: the ETag alone answers a conditional request.
   if ((hit || !route.cache!.when) && fresh()) return answer();
   if (hit) return answer(hit.body);

@@ -145,9 +145,10 @@ export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
   return { url: `bolt://127.0.0.1:${port}`, stop: () => stopChild(child) };
 }
 
-export async function startRedis(options: { dataDir: string }): Promise<LocalServer> {
+/** redis-server on loopback, keeping its data under dataDir (a restart on the same dataDir and port finds it again). */
+export async function startRedis(options: { dataDir: string; port?: number }): Promise<LocalServer> {
   requireTool('redis-server', ['--version'], 'redis-server is needed: install it (apt-get install -y redis-server) or set REDIS_URL.');
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dir = path.resolve(options.dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
   const child = spawn(

@@ -1,4 +1,5 @@
-import neo4j, { type Driver, type ManagedTransaction, Neo4jError, routing } from 'neo4j-driver';
+import { setTimeout as sleep } from 'node:timers/promises';
+import neo4j, { type Driver, type ManagedTransaction, Neo4jError, isRetryableError, routing } from 'neo4j-driver';
 import { AppError } from '../errors.js';
 import type { QueryCatalog } from './cypher-files.js';
 
@@ -17,14 +18,8 @@ export interface Neo4jSettings {
   database: string;
 }
 
-/** How long a transaction is retried on retryable errors before its error is given up to the caller. */
+/** How long a read or a transaction is retried on retryable errors before its error is given up to the caller. */
 const retryBudgetMs = 3_000;
-
-/**
- * How long a read may wait for Neo4j before it is answered 503: while the database is unreachable or restarting,
- * the driver's retries and connection attempts could otherwise hold a request several times longer.
- */
-export const readDeadlineMs = 5_000;
 
 /** One driver per process. Integers come back as JS numbers: every count in this service fits. */
 export function createDriver(settings: Neo4jSettings): Driver {
@@ -32,7 +27,7 @@ export function createDriver(settings: Neo4jSettings): Driver {
     disableLosslessIntegers: true,
     maxConnectionPoolSize: 100,
     // An unreachable database should become a 503 within seconds, not hold requests for half a minute.
-    connectionAcquisitionTimeout: readDeadlineMs,
+    connectionAcquisitionTimeout: 5_000,
     connectionTimeout: 2_000,
     maxTransactionRetryTime: retryBudgetMs,
   });
@@ -70,10 +65,15 @@ export class GraphExecutor {
   /** Counts failed Neo4j calls, exported as a metric. */
   errorCount = 0;
 
+  /**
+   * readTimeoutMs: how long a read may wait before it is a 503. While the database is unreachable or restarting,
+   * the driver's connection attempts and retries could otherwise hold a request several times longer.
+   */
   constructor(
     readonly driver: Driver,
     readonly database: string,
     private readonly queries: QueryCatalog,
+    private readonly options: { readTimeoutMs?: number } = {},
   ) {}
 
   text(name: string): string {
@@ -81,18 +81,41 @@ export class GraphExecutor {
   }
 
   /**
-   * One read-only statement in a managed read transaction (executeQuery): the driver retries a retryable error
-   * within maxTransactionRetryTime and shares its bookmark manager with write(), so a read sees every write
-   * this process committed before it, on a cluster too.
+   * One read-only statement as an auto-commit transaction, retried here on retryable errors (a read is safe to
+   * repeat): RUN and PULL travel together where executeQuery's managed transaction adds BEGIN and COMMIT, a cost
+   * the benchmark shows beyond its noise on every uncached bundle. The session shares executeQuery's bookmark
+   * manager, so a read sees every write this process committed before it, on a cluster too. Past readTimeoutMs
+   * the read is a 503, whatever a retry would still try.
    */
   async read<T extends Row = Row>(name: string, params: Params = {}): Promise<T[]> {
     const text = this.queries.get(name);
+    const timeoutMs = this.options.readTimeoutMs ?? 10_000;
+    const started = Date.now();
+    const attempts = async (): Promise<T[]> => {
+      for (let delayMs = 100; ; delayMs *= 2) {
+        const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ, bookmarkManager: this.driver.executeQueryBookmarkManager });
+        try {
+          const result = await session.run(text, params);
+          await session.close();
+          return result.records.map((r) => r.toObject() as T);
+        } catch (err) {
+          // A session stuck on an unreachable database is closed without waiting for it.
+          void session.close().catch(() => undefined);
+          if (!isRetryableError(err as Error) || Date.now() + delayMs > started + Math.min(retryBudgetMs, timeoutMs)) throw err;
+        }
+        await sleep(delayMs);
+      }
+    };
     return this.guard(async () => {
-      const signal = AbortSignal.timeout(readDeadlineMs);
-      // The signal closes the session; the race makes sure the request does not wait for the driver's retries to notice.
-      const deadline = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-      const result = await Promise.race([this.driver.executeQuery(text, params, { database: this.database, routing: routing.READ, signal }), deadline]);
-      return result.records.map((r) => r.toObject() as T);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error(`Neo4j did not answer within ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
+      });
+      try {
+        return await Promise.race([attempts(), deadline]);
+      } finally {
+        clearTimeout(timer);
+      }
     });
   }
 

@@ -12,7 +12,7 @@ export interface RequestOptions {
   token?: string;
   body?: unknown;
   /** Sent as is, without JSON encoding. */
-  rawBody?: string;
+  rawBody?: string | Buffer;
   headers?: Record<string, string>;
   /** Another API process; defaults to the run's shared one. */
   baseUrl?: string;
@@ -22,7 +22,7 @@ export interface RequestOptions {
 export async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let body: string | undefined = options.rawBody;
+  let body: BodyInit | undefined = options.rawBody as BodyInit | undefined;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';

@@ -1,4 +1,10 @@
+import pino from 'pino';
+import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { QueryCatalog } from '../../src/infra/cypher-files.js';
+import { GraphExecutor, createDriver } from '../../src/infra/neo4j.js';
+import { createRedis } from '../../src/infra/redis.js';
+import { createServices } from '../../src/services.js';
 import { type RunningService, createLogger, startService } from '../../src/runtime.js';
 import type { TestDependencies } from './dependencies.js';
 
@@ -24,5 +30,30 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
 /** Another API process-in-miniature (own driver, Redis connections and caches) for tests that need two. */
 export async function startExtraService(overrides: NodeJS.ProcessEnv = {}, options: Parameters<typeof startService>[3] = {}): Promise<RunningService> {
   const config = testConfig(overrides);
-  return startService(config, createLogger(config.logLevel), env.deps, { validateResponses: true, ...options });
+  const endpoints = { neo4jUri: config.neo4j.uri ?? env.deps.neo4jUri, redisUrl: config.redisUrl ?? env.deps.redisUrl };
+  return startService(config, createLogger(config.logLevel), endpoints, { validateResponses: true, ...options });
+}
+
+/**
+ * A second API process in this test process, on its own port, whose Neo4j and Redis are the given URLs (a
+ * closed port, a relay, or the real ones). Redis is connected only when it is expected to answer.
+ */
+export async function apiWith(neo4jUri: string, redisUrl: string, options: { redisUp: boolean; env?: NodeJS.ProcessEnv }): Promise<{ url: string; close: () => Promise<void> }> {
+  const config = testConfig(options.env);
+  const driver = createDriver({ ...config.neo4j, uri: neo4jUri });
+  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog(), { readTimeoutMs: config.neo4j.readTimeoutMs });
+  const redis = createRedis(redisUrl);
+  if (options.redisUp) await redis.connect();
+  else redis.on('error', () => {});
+  const app = createApp(createServices({ config, logger: pino({ level: 'silent' }), graph, redis }));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: async () => {
+      server.close();
+      await driver.close();
+      redis.disconnect();
+    },
+  };
 }
