@@ -33,6 +33,9 @@ describe('partial failure', function () {
   let b: RunningService;
 
   before(async () => {
+    // One Neo4j serves both Redis servers here, which no deployment does: the run's own service, whose Redis is
+    // the other one, must not take the signals these processes owe theirs.
+    await env.service.services.gate.stop();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'playbooks-redis-'));
     port = await freePort();
     redis = await startRedis({ dataDir, port });
@@ -42,6 +45,7 @@ describe('partial failure', function () {
     await Promise.all([a?.stop(), b?.stop()]);
     await redis?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    env.service.services.gate.start();
   });
 
   const restartRedis = async () => {

@@ -43,12 +43,13 @@ const maxRequestsPerRoundTrip = 256;
 const script = readFileSync(path.join(projectRoot, 'redis', 'request-gate.lua'), 'utf8');
 
 type Reply = [string, string, ...[number, QuotaState, number, number][]];
-type GatePipeline = ChainableCommander & { requestGate(numberOfKeys: number, ...args: (string | number)[]): ChainableCommander };
+/** redis/request-gate.lua, defined as a command on the connection (and so on its pipelines). */
+type GateCommand = { requestGate(...args: (string | number)[]): Promise<Reply> & ChainableCommander };
 
 /**
- * Sends the gate queries of one event-loop turn in ONE round trip: a pipeline holding one script call per
- * workspace (redis/request-gate.lua, all of whose keys share that workspace's slot) and, when rate limiting is
- * on, one counter per key. Each request still waits for a round trip sent after it arrived, so it sees every
+ * Sends the gate queries of one event-loop turn in ONE round trip: one script call per workspace
+ * (redis/request-gate.lua, all of whose keys share that workspace's slot) and, when rate limiting is on, one
+ * counter per key, in a pipeline when there is more than one command. Each request still waits for a round trip sent after it arrived, so it sees every
  * change committed before it, as with a command of its own; but N concurrent requests cost one. The batch
  * leaves on setImmediate, after the poll phase has read every request that had arrived.
  */
@@ -71,7 +72,6 @@ export class GateRoundTrip {
   }
 
   private async send(queries: readonly GateQuery[]): Promise<(GateReading | Error)[]> {
-    const pipeline = this.redis.pipeline() as GatePipeline;
     const byWorkspace = new Map<string, { query: GateQuery; i: number }[]>();
     queries.forEach((query, i) => {
       const group = byWorkspace.get(query.workspaceId);
@@ -89,6 +89,7 @@ export class GateRoundTrip {
       ratePlace[i] = counter.requests++;
     });
     const fresh = randomUUID();
+    const scripts: (string | number)[][] = [];
     for (const [workspaceId, group] of byWorkspace) {
       const keys = [redisKeys.authEpoch(workspaceId), redisKeys.graphGeneration(workspaceId), redisKeys.quota(workspaceId, group[0].query.period), redisKeys.quotaLimit(workspaceId)];
       const args: (string | number)[] = [];
@@ -98,12 +99,21 @@ export class GateRoundTrip {
         if (at < 0) at = keys.push(mark) - 1;
         args.push(at + 1, query.metered ? 1 : 0);
       }
-      pipeline.requestGate(keys.length, ...keys, counterTtlSeconds, fresh, ...args);
+      scripts.push([keys.length, ...keys, counterTtlSeconds, fresh, ...args]);
     }
-    for (const [key, { requests }] of rateKeys) pipeline.incrby(key, requests).expire(key, rateTtlSeconds);
     this.count += 1;
-    const results = await pipeline.exec();
-    if (!results) throw new Error('Redis pipeline was discarded');
+    let results: [Error | null, unknown][];
+    if (scripts.length === 1 && rateKeys.size === 0) {
+      // The usual turn (one workspace, no rate limit) needs no pipeline around its one command.
+      results = [[null, await (this.redis as Redis & GateCommand).requestGate(...scripts[0])]];
+    } else {
+      const pipeline = this.redis.pipeline() as ChainableCommander & GateCommand;
+      for (const script of scripts) pipeline.requestGate(...script);
+      for (const [key, { requests }] of rateKeys) pipeline.incrby(key, requests).expire(key, rateTtlSeconds);
+      const replies = await pipeline.exec();
+      if (!replies) throw new Error('Redis pipeline was discarded');
+      results = replies;
+    }
 
     const readings: (GateReading | Error)[] = new Array(queries.length);
     let at = 0;
