@@ -3,8 +3,6 @@ import { Nullable, Timestamp } from '../http/common-schemas.js';
 
 /** Response schemas of the operator's API; the types below are derived from them. */
 
-export const PlanSchema = Type.Union([Type.Literal('free'), Type.Literal('team'), Type.Literal('enterprise')]);
-
 export const UserSchema = Type.Object({ id: Type.String(), email: Type.String(), name: Nullable(Type.String()), createdAt: Timestamp });
 export const CreatedKeySchema = Type.Object({
   id: Type.String(),
@@ -13,16 +11,9 @@ export const CreatedKeySchema = Type.Object({
   prefix: Type.String({ description: 'The first 12 characters of the key' }),
   createdAt: Timestamp,
 });
-export const AdminWorkspaceSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  plan: PlanSchema,
-  parentWorkspaceId: Nullable(Type.String()),
-  monthlyRetrievalLimit: Nullable(Type.Integer({ description: 'Overrides the plan limit when set' })),
-  createdAt: Timestamp,
-});
+/** The operator sees a workspace as it is stored. */
+export { PlanSchema, StoredWorkspaceSchema as AdminWorkspaceSchema, type Plan } from '../workspaces/schemas.js';
 
-export type Plan = Static<typeof PlanSchema>;
 export type User = Static<typeof UserSchema>;
 /** A key as stored, without its material (the full key is shown once, when created). */
 export type KeyRecord = Omit<Static<typeof CreatedKeySchema>, 'key'>;

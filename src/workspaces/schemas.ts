@@ -1,8 +1,19 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { AdminWorkspaceSchema } from '../admin/schemas.js';
 import { Nullable, RoleSchema, Timestamp } from '../http/common-schemas.js';
 
 /** Response schemas of the workspace endpoints; the types below are derived from them. */
+
+export const PlanSchema = Type.Union([Type.Literal('free'), Type.Literal('team'), Type.Literal('enterprise')]);
+
+/** A workspace as stored (the operator's API shows all of it). */
+export const StoredWorkspaceSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  plan: PlanSchema,
+  parentWorkspaceId: Nullable(Type.String()),
+  monthlyRetrievalLimit: Nullable(Type.Integer({ description: 'Overrides the plan limit when set' })),
+  createdAt: Timestamp,
+});
 
 export const WorkspaceSchema = Type.Object({
   id: Type.String(),
@@ -21,8 +32,9 @@ export const UsageSchema = Type.Object({
 });
 export const MemberSchema = Type.Object({ userId: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: RoleSchema, joinedAt: Timestamp });
 
+export type Plan = Static<typeof PlanSchema>;
 /** A workspace as stored (the operator sees all of it). */
-export type Workspace = Static<typeof AdminWorkspaceSchema>;
+export type Workspace = Static<typeof StoredWorkspaceSchema>;
 /** A workspace as its members see it: with the caller's own role. */
 export type WorkspaceView = Static<typeof WorkspaceSchema>;
 export type Member = Static<typeof MemberSchema>;
