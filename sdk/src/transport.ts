@@ -90,7 +90,7 @@ export function transportFetch(options: TransportOptions, policy: CallPolicy, ca
 
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const original = input instanceof Request && init === undefined ? input : new Request(input, init);
-    const send = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const send = options.fetch ?? globalThis.fetch;
     const url = new URL(original.url);
     const path = `${url.pathname}${url.search}`;
     const key = policy.conditional && original.method === 'GET' ? storeKey(url) : undefined;
@@ -105,18 +105,15 @@ export function transportFetch(options: TransportOptions, policy: CallPolicy, ca
       const attemptStarted = Date.now();
       let response: Response;
       try {
-        response = await send(request);
+        // Called on globalThis: a browser's own fetch throws when called on anything else.
+        response = await send.call(globalThis, request);
       } catch (err) {
-        if (userSignal?.aborted) throw userSignal.reason;
-        const timedOut = timeout.aborted;
-        const wait = policy.idempotent && !timedOut ? backoff(attempt, undefined) : undefined;
+        const wait = policy.idempotent && !timeout.aborted && !userSignal?.aborted ? backoff(attempt, undefined) : undefined;
         if (wait !== undefined && canWait(attempt, wait)) {
           await sleep(wait, userSignal);
           continue;
         }
-        throw timedOut
-          ? new PlaybooksError({ status: 0, code: 'timeout', detail: `No answer within ${timeoutMs} ms` }, { cause: err })
-          : new PlaybooksError({ status: 0, code: 'network_error', detail: err instanceof Error ? err.message : String(err) }, { cause: err });
+        throw failure(err, timeout);
       }
       const fromStore = response.status === 304 && held !== undefined;
       options.onResponse?.({ method: original.method, path, status: response.status, attempt, fromStore, ms: Date.now() - attemptStarted });
@@ -136,14 +133,29 @@ export function transportFetch(options: TransportOptions, policy: CallPolicy, ca
           continue;
         }
       }
-      if (key && held && response.status === 404) await options.store.delete(key);
-      const etag = response.headers.get('etag');
-      if (key && response.status === 200 && etag) {
-        const body = await response.text();
-        await options.store.set(key, { etag, body });
-        return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      // Read here, so that the attempt's timeout covers the whole answer and a failure is a PlaybooksError too.
+      let body: string;
+      try {
+        body = await response.text();
+      } catch (err) {
+        throw failure(err, timeout);
       }
-      return response;
+      const etag = response.headers.get('etag');
+      if (key && response.status === 200 && etag) await options.store.set(key, { etag, body });
+      if (key && held && response.status === 404) await options.store.delete(key);
+      const headers = new Headers(response.headers);
+      // The body is decoded now: its transfer length and encoding no longer apply.
+      headers.delete('content-length');
+      headers.delete('content-encoding');
+      const empty = response.status === 204 || response.status === 205 || response.status === 304;
+      return new Response(empty ? null : body, { status: response.status, statusText: response.statusText, headers });
+    }
+
+    /** The caller's own abort rethrows its reason; a timeout or a network failure is a PlaybooksError. */
+    function failure(err: unknown, timeout: AbortSignal): unknown {
+      if (userSignal?.aborted) return userSignal.reason;
+      if (timeout.aborted) return new PlaybooksError({ status: 0, code: 'timeout', detail: `No answer within ${timeoutMs} ms` }, { cause: err });
+      return new PlaybooksError({ status: 0, code: 'network_error', detail: err instanceof Error ? err.message : String(err) }, { cause: err });
     }
 
     /** Full jitter without Retry-After; with it, never sooner than asked, spread by up to one base step. */
