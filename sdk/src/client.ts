@@ -4,7 +4,7 @@ import type * as T from './generated/types.gen.js';
 import { PlaybooksError } from './errors.js';
 import { type Paged, pagedByCursor, pagedByNumber } from './paging.js';
 import { type EtagStore, MemoryEtagStore } from './store.js';
-import { type CallOptions, type CallPolicy, type ResponseEvent, type RetryOptions, transportFetch } from './transport.js';
+import { type CallOptions, type CallPolicy, type ResponseEvent, type RetryOptions, type TransportOptions, transportFetch } from './transport.js';
 
 export interface PlaybooksClientOptions {
   /** Where the service runs, e.g. `https://playbooks.example.com` (paths start with /api/v1). */
@@ -52,7 +52,7 @@ const retrieval: CallPolicy = { idempotent: true, conditional: true };
 export class PlaybooksClient {
   readonly workspaceId: string;
   readonly #api: Client;
-  readonly #transport: Parameters<typeof transportFetch>[0];
+  readonly #transport: TransportOptions;
 
   constructor(options: PlaybooksClientOptions) {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
