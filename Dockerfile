@@ -2,6 +2,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The lockfile covers the sdk/ workspace too: npm ci needs its package.json (its dev tools are pruned below).
+COPY sdk/package.json ./sdk/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -86,6 +86,13 @@ describe('operations endpoints', () => {
     expect(res.body.paths['/api/v1/admin/users'].post.requestBody.content['application/json'].schema.required).to.deep.equal(['email']);
   });
 
+  it('documents a query parameter with a default as optional: only what has no default is required', async () => {
+    const doc = (await request('GET', '/api/v1/openapi.json')).body;
+    const params = doc.paths['/api/v1/workspaces/{workspaceId}/context/bundle'].get.parameters as { name: string; in: string; required: boolean }[];
+    const required = params.filter((p) => p.in === 'query' && p.required).map((p) => p.name);
+    expect(required).to.deep.equal(['playbookId']);
+  });
+
   it('serves a browsable documentation page', async () => {
     const page = await request('GET', '/docs');
     expect(page.status).to.equal(200);

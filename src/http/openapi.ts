@@ -16,7 +16,8 @@ function parameters(schema: TObject | undefined, where: 'path' | 'query') {
     return {
       name,
       in: where,
-      required: where === 'path' || required.has(name),
+      // A parameter with a default may be left out (validation fills it in), so clients must not be made to send it.
+      required: where === 'path' || (required.has(name) && !('default' in rest)),
       ...(description ? { description } : {}),
       schema: rest,
       ...(repeatable ? { style: 'form', explode: true } : {}),

@@ -29,11 +29,13 @@ export class ResponseCache {
   }
 
   /**
-   * The cache key of an answer. The query string is taken as sent: the same request spelled two ways is only
-   * kept twice, and nothing has to be normalised on the way of every cached answer.
+   * The cache key of an answer: the validated query (defaults filled in) in name order, so that one request
+   * spelled two ways is one answer with one ETag.
    */
-  static keyOf(parts: { generation: string; operationId: string; path: string; querystring: string; audience?: string }): string {
-    return `${parts.generation}|${parts.operationId}|${parts.path}|${parts.querystring}|${parts.audience ?? '*'}`;
+  static keyOf(parts: { generation: string; operationId: string; path: string; query: Record<string, unknown>; audience?: string }): string {
+    let query = '';
+    for (const name of Object.keys(parts.query).sort()) query += `${name}=${JSON.stringify(parts.query[name])}&`;
+    return `${parts.generation}|${parts.operationId}|${parts.path}|${query}|${parts.audience ?? '*'}`;
   }
 
   /** The strong ETag of the answer under a key: the same for every process, and for the 304 of an evicted entry. */

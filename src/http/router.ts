@@ -116,7 +116,7 @@ async function claimIdempotencyKey(ctx: Context, route: AnyRoute, store: Idempot
 async function cached(ctx: Context, route: AnyRoute, cache: ResponseCache, admission: Admission, query: Record<string, unknown>, handler: () => Promise<void>) {
   const { caller, generation } = admission;
   const audience = route.cache!.perCaller?.(query) ? `${caller.principal.kind}:${caller.principal.id}` : undefined;
-  const key = ResponseCache.keyOf({ generation: generation!, operationId: route.operationId, path: ctx.path, querystring: ctx.querystring, audience });
+  const key = ResponseCache.keyOf({ generation: generation!, operationId: route.operationId, path: ctx.path, query, audience });
   const hit = cache.get(key);
   // A hit carries its ETag; a miss derives it from the key (hashed only then).
   const etag = hit?.etag ?? ResponseCache.etagOf(key);

@@ -1,0 +1,26 @@
+import { writeFileSync } from 'node:fs';
+import { allRoutes } from '../src/app.js';
+import type { AppServices } from '../src/services.js';
+
+/**
+ * The OpenAPI document exactly as GET /api/v1/openapi.json serves it, built in-process: route specs only
+ * touch their services inside handlers, so an empty services object is enough and no Neo4j or Redis is needed.
+ */
+export async function openApiDocument(): Promise<object> {
+  const routes = allRoutes({} as AppServices);
+  const route = routes.find((r) => r.operationId === 'openApi');
+  if (!route) throw new Error('no openApi route');
+  const ctx = { body: undefined as unknown };
+  await route.handler({ ctx } as never);
+  return ctx.body as object;
+}
+
+/** The document as the file sdk/openapi.json holds it (stable key order, two-space indent, final newline). */
+export const openApiText = async () => `${JSON.stringify(await openApiDocument(), null, 2)}\n`;
+
+// Usage: tsx scripts/openapi-document.ts [file]   (stdout without a file)
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const text = await openApiText();
+  if (process.argv[2]) writeFileSync(process.argv[2], text);
+  else process.stdout.write(text);
+}
