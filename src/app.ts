@@ -44,6 +44,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
     gate: s.gate,
     responseCache: s.responseCache,
     adminToken: s.config.adminToken,
+    analystToken: s.config.analystToken,
     validateResponses: options.validateResponses,
   })) {
     app.use(middleware);

@@ -16,6 +16,8 @@ export interface Config {
   redisUrl?: string;
   /** Absent: the admin API answers 404. */
   adminToken?: string;
+  /** Absent: only ADMIN_TOKEN opens the analysts' ad-hoc Cypher endpoint. */
+  analystToken?: string;
   metricsToken?: string;
   logLevel: string;
   plans: PlanLimits;
@@ -41,6 +43,7 @@ const envSchema = {
     NEO4J_DATABASE: { type: 'string', minLength: 1 },
     REDIS_URL: { type: 'string', pattern: '^rediss?://.+' },
     ADMIN_TOKEN: { type: 'string', minLength: 16 },
+    ANALYST_TOKEN: { type: 'string', minLength: 16 },
     METRICS_TOKEN: { type: 'string', minLength: 1 },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     PLAN_FREE_MONTHLY_RETRIEVALS: intString,
@@ -82,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     redisUrl: relevant.REDIS_URL,
     adminToken: relevant.ADMIN_TOKEN,
+    analystToken: relevant.ANALYST_TOKEN,
     metricsToken: relevant.METRICS_TOKEN,
     logLevel: relevant.LOG_LEVEL ?? 'info',
     plans: {

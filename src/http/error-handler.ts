@@ -48,6 +48,7 @@ export function errorHandler(logger: Logger) {
       for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
       ctx.type = problemContentType;
       ctx.body = {
+        ...problem.extensions,
         type: `https://playbooks.dev/problems/${problem.code.replace(/_/g, '-')}`,
         title: problem.title,
         status: problem.status,
