@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import { adminRoutes } from './admin/routes.js';
 import { agentRoutes } from './agents/routes.js';
+import { analystRoutes } from './analyst/routes.js';
 import { annotationRoutes } from './annotations/routes.js';
 import { feedbackRoutes } from './feedback/routes.js';
 import { errorHandler } from './http/error-handler.js';
@@ -27,6 +28,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...retrievalRoutes(s),
     ...annotationRoutes(s),
     ...feedbackRoutes(s),
+    ...analystRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {
     version: '1.0.0',

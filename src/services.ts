@@ -1,5 +1,6 @@
 import { AdminService } from './admin/service.js';
 import { AgentService } from './agents/service.js';
+import { AnalystService } from './analyst/service.js';
 import { AnnotationService } from './annotations/service.js';
 import { FeedbackService } from './feedback/service.js';
 import { RequestGate } from './gate/gate.js';
@@ -24,6 +25,7 @@ export interface AppServices extends Infra {
   retrieval: RetrievalService;
   annotations: AnnotationService;
   feedback: FeedbackService;
+  analyst: AnalystService;
 }
 
 /** Wires the component services to the process's connections and to one request gate. */
@@ -49,5 +51,6 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     retrieval: new RetrievalService(deps),
     annotations: new AnnotationService(deps),
     feedback: new FeedbackService(deps),
+    analyst: new AnalystService(deps),
   };
 }
