@@ -12,6 +12,7 @@ import { buildRouter } from './http/router.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { opsRoutes } from './ops/routes.js';
 import { playbookRoutes } from './playbooks/routes.js';
+import { reportRoutes } from './reports/routes.js';
 import { retrievalRoutes } from './retrieval/routes.js';
 import type { AppServices } from './services.js';
 import { workspaceRoutes } from './workspaces/routes.js';
@@ -28,6 +29,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...retrievalRoutes(s),
     ...annotationRoutes(s),
     ...feedbackRoutes(s),
+    ...reportRoutes(s),
     ...analystRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {

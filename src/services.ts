@@ -9,6 +9,7 @@ import { Metrics } from './http/observability.js';
 import { systemClock } from './infra/ids.js';
 import { NodeService } from './nodes/service.js';
 import { PlaybookService } from './playbooks/service.js';
+import { ReportService } from './reports/service.js';
 import { RetrievalService } from './retrieval/service.js';
 import type { Infra } from './service-deps.js';
 import { WorkspaceService } from './workspaces/service.js';
@@ -26,6 +27,7 @@ export interface AppServices extends Infra {
   annotations: AnnotationService;
   feedback: FeedbackService;
   analyst: AnalystService;
+  reports: ReportService;
 }
 
 /** Wires the component services to the process's connections and to one request gate. */
@@ -52,5 +54,6 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     annotations: new AnnotationService(deps),
     feedback: new FeedbackService(deps),
     analyst: new AnalystService(deps),
+    reports: new ReportService(deps),
   };
 }
