@@ -5,8 +5,9 @@
 // param limit (integer, 1..1000, default 100): the most cycles to list
 // columns: length, cycle, nodeIds
 // Only nodes with both an incoming and an outgoing requires link can be on a cycle; the walk starts there.
+// `readFirst IS NOT NULL` lets the (workspaceId, readFirst) index give the workspace's nodes.
 MATCH (n:ContextNode {workspaceId: $workspaceId})
-WHERE EXISTS { (n)-[:REQUIRES]->() } AND EXISTS { (n)<-[:REQUIRES]-() }
+WHERE n.readFirst IS NOT NULL AND EXISTS { (n)-[:REQUIRES]->() } AND EXISTS { (n)<-[:REQUIRES]-() }
 MATCH p = (n)-[:REQUIRES]->{1,8}(back)
 WHERE back = n
 WITH p, [m IN nodes(p) | m.id] AS ids
