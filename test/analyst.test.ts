@@ -113,7 +113,6 @@ describe('analyst ad-hoc Cypher (POST /api/v1/admin/cypher)', () => {
         const res = await cypher({ query });
         const body = problem(res, 403, 'query_refused');
         expect(body.detail).to.be.a('string').and.not.empty;
-        if (process.env.SHOW_REFUSALS) console.log(`      ${kind}: ${body.detail.split('\n')[0].slice(0, 160)}`);
         expect(res.text).not.to.match(/root:x:0:0/);
         expect(await graphCounts(driver)).to.deep.equal(before);
         const probes = await driver.executeQuery('MATCH (n:AnalystProbe) RETURN count(n) AS c', {}, { database: env.config.neo4j.database });
