@@ -23,6 +23,11 @@ How long
   --quick              --duration 3 --warmup 1
   --rounds N           rounds a measurement is split into (2)
 
+Saved reports instead (issue 30)
+  --reports            time every saved report (cypher/reports) through the API on the largest size's
+                       workspace, one request at a time, with the indexes each plan uses; bound: p95 <= 1 s
+  --report-runs N      timed runs per report, after two warm-up runs (20)
+
 What code
   --api-dir DIR        run the API of another checkout of this project (its dist/src/server.js, and its
                        cypher/ for the raw-driver floor); everything else stays this checkout's   (.)
@@ -60,6 +65,8 @@ export interface Options {
   apiDir: string;
   build: boolean;
   cpuProf: boolean;
+  reports: boolean;
+  reportRuns: number;
 }
 
 export function parseOptions(argv = process.argv.slice(2)): Options {
@@ -82,6 +89,8 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
       'api-dir': { type: 'string', default: projectRoot },
       'no-build': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      reports: { type: 'boolean', default: false },
+      'report-runs': { type: 'string', default: '20' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -116,5 +125,7 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
     apiDir: path.resolve(values['api-dir']),
     build: !values['no-build'],
     cpuProf: values['cpu-prof'],
+    reports: values.reports,
+    reportRuns: Math.max(1, Math.round(num('report-runs', values['report-runs']))),
   };
 }

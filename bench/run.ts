@@ -15,6 +15,7 @@ import { projectRoot } from '../src/infra/project-root.js';
 import { prepareApiCheckout } from './api-checkout.js';
 import { type FirstRequest, captureBundles, firstRequests, issueKey } from './api-client.js';
 import { type Options, parseOptions } from './cli.js';
+import { benchReports } from './reports.js';
 import type { Proc } from './deps.js';
 import { DATABASE, profileBundle, rankBundleQuery, rankParams } from './floor.js';
 import { applyMigrations } from './generate.js';
@@ -29,6 +30,7 @@ import { type LoadedWorkspace, ensureWorkspace, paths, requestLists } from './wo
 
 async function main(): Promise<void> {
   const opts: Options = parseOptions();
+  if (opts.reports) return benchReports(opts);
   const started = new Date();
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   const resultsDir = path.join(projectRoot, 'bench', 'results');

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import { adminRoutes } from './admin/routes.js';
 import { agentRoutes } from './agents/routes.js';
+import { analystRoutes } from './analyst/routes.js';
 import { annotationRoutes } from './annotations/routes.js';
 import { feedbackRoutes } from './feedback/routes.js';
 import { errorHandler } from './http/error-handler.js';
@@ -11,6 +12,7 @@ import { buildRouter } from './http/router.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { opsRoutes } from './ops/routes.js';
 import { playbookRoutes } from './playbooks/routes.js';
+import { reportRoutes } from './reports/routes.js';
 import { retrievalRoutes } from './retrieval/routes.js';
 import type { AppServices } from './services.js';
 import { workspaceRoutes } from './workspaces/routes.js';
@@ -27,6 +29,8 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...retrievalRoutes(s),
     ...annotationRoutes(s),
     ...feedbackRoutes(s),
+    ...reportRoutes(s),
+    ...analystRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {
     version: '1.0.0',
@@ -45,6 +49,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
     idempotency: s.idempotency,
     responseCache: s.responseCache,
     adminToken: s.config.adminToken,
+    analystToken: s.config.analystToken,
     validateResponses: options.validateResponses,
   })) {
     app.use(middleware);

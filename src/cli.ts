@@ -13,6 +13,7 @@ import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { createLogger, ensureDependencies } from './runtime.js';
+import { ApiProblem, type OutputFormat, ServiceUnreachable, call, parseParams, render, table } from './shell/client.js';
 
 const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
 
@@ -23,9 +24,13 @@ const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
   update-workspace --workspace WORKSPACE_ID [--name N] [--plan P] [--limit N|none] [--parent WORKSPACE_ID|none]
   bootstrap        --email E [--name N] [--workspace NAME] [--plan P]
                    a user, a key and a workspace they own, in one go (for a fresh install)
+  report NAME      --workspace WORKSPACE_ID [--param name=value ...] [--format table|csv|json]
+                   runs a saved report (cypher/reports) through a running service: API_KEY (a member's
+                   user or agent key) and API_URL (default http://localhost:3000) from the environment;
+                   \`report list\` lists them
 
 Uses NEO4J_URI / REDIS_URL when set, else the servers a running \`npm start\` started
-(data/endpoints.json), else starts its own for the duration of the command.`;
+(data/endpoints.json), else starts its own for the duration of the command (not for \`report\`).`;
 
 /** The operator's admin API, from a terminal: the way to make the first key on a fresh install. */
 async function main(): Promise<void> {
@@ -34,6 +39,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${usage}\n`);
     return;
   }
+  if (command === 'report') return report(rest);
   const { values: o } = parseArgs({
     args: rest,
     options: {
@@ -108,8 +114,33 @@ async function main(): Promise<void> {
   }
 }
 
+/** `report NAME --workspace ID`: over HTTP with a member's key, like any client of the service. */
+async function report(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { workspace: { type: 'string' }, param: { type: 'string', multiple: true, default: [] }, format: { type: 'string', default: 'table' } },
+  });
+  const [name] = positionals;
+  const key = process.env.API_KEY;
+  if (!name || !values.workspace) throw new AppError('invalid_request', `report takes a name and --workspace\n\n${usage}`);
+  if (!key) throw new AppError('invalid_request', 'Set API_KEY to a user or agent key of a member of the workspace');
+  const format = values.format as OutputFormat;
+  if (!['table', 'csv', 'json'].includes(format)) throw new AppError('invalid_request', '--format is table, csv or json');
+  const base = `/api/v1/workspaces/${encodeURIComponent(values.workspace)}/reports`;
+  if (name === 'list') {
+    const { json } = await call('GET', base, key);
+    const rows = json.reports.map((r: { name: string; title: string; parameters: { name: string }[] }) => [r.name, r.title, r.parameters.map((p) => p.name).join(', ')]);
+    process.stdout.write(`${format === 'json' ? JSON.stringify(json, null, 2) : table(['name', 'title', 'parameters'], rows, 80)}\n`);
+    return;
+  }
+  const query = new URLSearchParams(Object.entries(parseParams(values.param)).map(([k, v]) => [k, String(v)])).toString();
+  const answer = await call('GET', `${base}/${encodeURIComponent(name)}${query ? `?${query}` : ''}`, key, { csv: format === 'csv' });
+  process.stdout.write(`${render(format, answer)}\n`);
+}
+
 main().catch((err) => {
-  const known = err instanceof AppError || err instanceof ConfigError || err instanceof MissingToolError;
+  const known = err instanceof AppError || err instanceof ApiProblem || err instanceof ServiceUnreachable || err instanceof ConfigError || err instanceof MissingToolError;
   process.stderr.write(known ? `${err.message}\n` : `${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -17,6 +17,8 @@ export interface Config {
   redisUrl?: string;
   /** Absent: the admin API answers 404. */
   adminToken?: string;
+  /** Absent: only ADMIN_TOKEN opens the analysts' ad-hoc Cypher endpoint. */
+  analystToken?: string;
   metricsToken?: string;
   logLevel: string;
   plans: PlanLimits;
@@ -43,6 +45,7 @@ const envSchema = {
     NEO4J_READ_TIMEOUT_MS: intString,
     REDIS_URL: { type: 'string', pattern: '^rediss?://.+' },
     ADMIN_TOKEN: { type: 'string', minLength: 16 },
+    ANALYST_TOKEN: { type: 'string', minLength: 16 },
     METRICS_TOKEN: { type: 'string', minLength: 1 },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     PLAN_FREE_MONTHLY_RETRIEVALS: intString,
@@ -85,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     redisUrl: relevant.REDIS_URL,
     adminToken: relevant.ADMIN_TOKEN,
+    analystToken: relevant.ANALYST_TOKEN,
     metricsToken: relevant.METRICS_TOKEN,
     logLevel: relevant.LOG_LEVEL ?? 'info',
     plans: {

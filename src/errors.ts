@@ -4,10 +4,12 @@
  */
 export const errorCodes = {
   invalid_request: { status: 400, title: 'Invalid request' },
+  invalid_cypher: { status: 400, title: 'Invalid Cypher' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   insufficient_role: { status: 403, title: 'Insufficient role' },
   user_key_required: { status: 403, title: 'User key required' },
   forbidden: { status: 403, title: 'Forbidden' },
+  query_refused: { status: 403, title: 'Query refused' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   version_not_draft: { status: 409, title: 'Version is not a draft' },
@@ -21,6 +23,8 @@ export const errorCodes = {
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   request_header_fields_too_large: { status: 431, title: 'Request header fields too large' },
+  query_timeout: { status: 422, title: 'Query timed out' },
+  query_memory_exceeded: { status: 422, title: 'Query memory limit reached' },
   quota_exceeded: { status: 429, title: 'Monthly retrieval quota exceeded' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal server error' },
@@ -41,17 +45,20 @@ export class AppError extends Error {
   readonly title: string;
   readonly errors?: FieldError[];
   readonly headers: Record<string, string>;
+  /** Extra members of the problem body (RFC 9457 extensions), e.g. a Cypher syntax error's position. */
+  readonly extensions?: Record<string, unknown>;
 
   constructor(
     readonly code: ErrorCode,
     detail?: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown; extensions?: Record<string, unknown> } = {},
   ) {
     super(detail ?? errorCodes[code].title, { cause: options.cause });
     this.status = errorCodes[code].status;
     this.title = errorCodes[code].title;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.extensions = options.extensions;
   }
 }
 

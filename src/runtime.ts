@@ -9,11 +9,12 @@ import { QueryCatalog } from './infra/cypher-files.js';
 import type { Clock } from './infra/ids.js';
 import { type LocalServer, startNeo4j, startRedis } from './infra/local-deps.js';
 import { migrate } from './infra/migrations.js';
-import { GraphExecutor, createDriver } from './infra/neo4j.js';
+import { GraphExecutor, createDriver, createUntrustedDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { answerClientErrors } from './http/error-handler.js';
 import { Metrics } from './http/observability.js';
 import { type AppServices, createServices } from './services.js';
+import { analystConcurrency } from './analyst/service.js';
 
 export function createLogger(level: string): Logger {
   // Keys travel only in the Authorization header; it is never logged.
@@ -76,7 +77,9 @@ export async function startService(
   options: { clock?: Clock; validateResponses?: boolean } = {},
 ): Promise<RunningService> {
   const driver = createDriver({ ...config.neo4j, uri: endpoints.neo4jUri });
-  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog(), { readTimeoutMs: config.neo4j.readTimeoutMs });
+  // The analysts' ad-hoc queries have a pool of their own, one connection per query they may run at once.
+  const untrustedDriver = createUntrustedDriver({ ...config.neo4j, uri: endpoints.neo4jUri }, analystConcurrency);
+  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog(), { readTimeoutMs: config.neo4j.readTimeoutMs, untrustedDriver });
   const redis = createRedis(endpoints.redisUrl);
   const services = createServices({ config, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
   try {
@@ -87,6 +90,7 @@ export async function startService(
     await redis.connect();
   } catch (err) {
     await driver.close();
+    await untrustedDriver.close();
     redis.disconnect();
     throw err;
   }
@@ -118,6 +122,7 @@ export async function startService(
       });
       await services.gate.stop();
       await driver.close();
+      await untrustedDriver.close();
       await Promise.allSettled([redis.quit()]);
     },
   };

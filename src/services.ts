@@ -1,5 +1,6 @@
 import { AdminService } from './admin/service.js';
 import { AgentService } from './agents/service.js';
+import { AnalystService } from './analyst/service.js';
 import { AnnotationService } from './annotations/service.js';
 import { FeedbackService } from './feedback/service.js';
 import { RequestGate } from './gate/gate.js';
@@ -9,6 +10,7 @@ import { Metrics } from './http/observability.js';
 import { systemClock } from './infra/ids.js';
 import { NodeService } from './nodes/service.js';
 import { PlaybookService } from './playbooks/service.js';
+import { ReportService } from './reports/service.js';
 import { RetrievalService } from './retrieval/service.js';
 import type { Infra } from './service-deps.js';
 import { WorkspaceService } from './workspaces/service.js';
@@ -26,6 +28,8 @@ export interface AppServices extends Infra {
   retrieval: RetrievalService;
   annotations: AnnotationService;
   feedback: FeedbackService;
+  analyst: AnalystService;
+  reports: ReportService;
 }
 
 /** Wires the component services to the process's connections and to one request gate. */
@@ -52,5 +56,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     retrieval: new RetrievalService(deps),
     annotations: new AnnotationService(deps),
     feedback: new FeedbackService(deps),
+    analyst: new AnalystService(deps),
+    reports: new ReportService(deps),
   };
 }

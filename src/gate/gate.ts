@@ -9,7 +9,7 @@ import type { GraphExecutor } from '../infra/neo4j.js';
 import { isRedisUnavailable, redisUnavailable } from '../infra/redis.js';
 import { type Access, AccessCache } from './access-cache.js';
 import { redisKeys } from './redis-keys.js';
-import { GateRepository, type PendingSignal } from './repository.js';
+import { GateRepository, type PendingSignal, type RetrievalDelta } from './repository.js';
 import { GateRoundTrip, type GateReading, counterTtlSeconds } from './round-trip.js';
 
 /** The calendar month (UTC) a moment falls in, as `YYYY-MM`. */
@@ -88,6 +88,8 @@ export class RequestGate {
   private uses = new Map<string, Date>();
   /** `workspaceId|period` of counters this process changed since they were last copied to Neo4j. */
   private readonly counted = new Set<string>();
+  /** Retrievals per workspace, month and principal counted since the last flush (deltas, by `ws|period|kind|id`). */
+  private retrievals = new Map<string, RetrievalDelta>();
   private timers: NodeJS.Timeout[] = [];
   /** This process recorded signals in Neo4j that Redis has not had yet (see owe). */
   private owing = false;
@@ -147,7 +149,7 @@ export class RequestGate {
         throw new AppError('insufficient_role', `This needs the ${rule.minRole} role or higher; the caller is ${role}`);
       }
       const caller: Caller = { principal, workspaceId, role, actingUserId: principal.kind === 'user' ? principal.id : principal.sponsorUserId };
-      const quota = rule.metered && reading ? this.ticket(reading, workspaceId, now) : undefined;
+      const quota = rule.metered && reading ? this.ticket(reading, workspaceId, now, principal) : undefined;
       return { caller, generation: reading?.generation, quota };
     } catch (err) {
       if (counted) await this.refund(workspaceId, periodOf(now));
@@ -268,6 +270,7 @@ export class RequestGate {
    * (a Redis restart without persistence loses at most one interval of counting).
    */
   async persistUsage(): Promise<void> {
+    await this.persistRetrievals();
     if (this.counted.size === 0) return;
     const entries = [...this.counted].map((t) => t.split('|') as [string, string]);
     this.counted.clear();
@@ -280,6 +283,25 @@ export class RequestGate {
     } catch (err) {
       this.deps.logger.warn({ err }, 'could not persist usage');
       for (const [ws, period] of entries) this.counted.add(`${ws}|${period}`);
+    }
+  }
+
+  /** Adds the per-principal retrievals counted since the last flush to Neo4j; a failed write keeps them for the next. */
+  private async persistRetrievals(): Promise<void> {
+    if (this.retrievals.size === 0) return;
+    const pending = this.retrievals;
+    this.retrievals = new Map();
+    const counts = [...pending.values()].filter((c) => c.count !== 0);
+    if (counts.length === 0) return;
+    try {
+      await this.repo.persistRetrievals(counts, this.deps.clock().toISOString());
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'could not persist retrievals per principal');
+      for (const [key, c] of pending) {
+        const now = this.retrievals.get(key);
+        if (now) now.count += c.count;
+        else this.retrievals.set(key, c);
+      }
     }
   }
 
@@ -331,7 +353,7 @@ export class RequestGate {
     throw new AppError('rate_limited', `More than ${perMinute} requests a minute with this key`, { headers: { 'Retry-After': String(retryAfter) } });
   }
 
-  private ticket(reading: GateReading, workspaceId: string, now: Date): QuotaTicket {
+  private ticket(reading: GateReading, workspaceId: string, now: Date, principal: Principal): QuotaTicket {
     const { state, used, limit } = reading.quota;
     const resetSeconds = Math.max(1, Math.ceil((nextPeriodStart(now).getTime() - now.getTime()) / 1000));
     const headers: Record<string, string> = {
@@ -344,14 +366,24 @@ export class RequestGate {
       throw new AppError('quota_exceeded', 'The workspace has used every retrieval of its plan this month', { headers });
     }
     let refunded = false;
+    this.countRetrieval(workspaceId, periodOf(now), principal, 1);
     return {
       headers,
       refund: async () => {
         if (refunded) return;
         refunded = true;
+        this.countRetrieval(workspaceId, periodOf(now), principal, -1);
         await this.refund(workspaceId, periodOf(now));
       },
     };
+  }
+
+  /** Counted in-process and added to Neo4j with the usage counters: a retrieval costs no extra round trip. */
+  private countRetrieval(workspaceId: string, period: string, principal: Principal, delta: number): void {
+    const key = `${workspaceId}|${period}|${principal.kind}|${principal.id}`;
+    const entry = this.retrievals.get(key) ?? { workspaceId, period, principalKind: principal.kind, principalId: principal.id, count: 0 };
+    entry.count += delta;
+    this.retrievals.set(key, entry);
   }
 
   private async refund(workspaceId: string, period: string): Promise<void> {

@@ -1,6 +1,14 @@
 import type { Principal, Role } from '../auth/caller.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 
+export interface RetrievalDelta {
+  workspaceId: string;
+  period: string;
+  principalKind: 'agent' | 'user';
+  principalId: string;
+  count: number;
+}
+
 /** What the gate reads from and writes to Neo4j: principals behind keys, roles, key use, persisted usage. */
 export class GateRepository {
   constructor(private readonly graph: GraphExecutor) {}
@@ -49,6 +57,10 @@ export class GateRepository {
 
   async deletePendingSignals(ids: string[]): Promise<void> {
     await this.graph.write('gate/delete-pending-signals', { ids });
+  }
+  /** Adds per-principal retrieval counts (deltas) to their monthly totals. */
+  async persistRetrievals(counts: RetrievalDelta[], now: string): Promise<void> {
+    await this.graph.write('quota/persist-retrievals', { counts, now });
   }
 }
 

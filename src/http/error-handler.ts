@@ -17,6 +17,7 @@ function toAppError(err: unknown): AppError | undefined {
 /** The RFC 9457 document of a problem. */
 function problemDocument(problem: AppError, instance: string) {
   return {
+    ...problem.extensions,
     type: `https://playbooks.dev/problems/${problem.code.replace(/_/g, '-')}`,
     title: problem.title,
     status: problem.status,

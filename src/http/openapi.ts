@@ -71,7 +71,14 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
       responses[status] = {
         description: spec.description,
         ...(spec.headers ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-        ...(spec.schema ? { content: { 'application/json': { schema: plain(spec.schema) } } } : {}),
+        ...(spec.schema || spec.otherTypes
+          ? {
+              content: {
+                ...(spec.schema ? { 'application/json': { schema: plain(spec.schema) } } : {}),
+                ...Object.fromEntries(Object.entries(spec.otherTypes ?? {}).map(([type, description]) => [type, { schema: { type: 'string', description } }])),
+              },
+            }
+          : {}),
       };
     }
     if (route.cache) {
@@ -90,7 +97,11 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
-      ...(route.access.kind === 'public' ? { security: [] } : route.access.kind === 'operator' ? { security: [{ operatorToken: [] }] } : {}),
+      ...(route.access.kind === 'public'
+        ? { security: [] }
+        : route.access.kind === 'operator'
+          ? { security: route.access.analyst ? [{ operatorToken: [] }, { analystToken: [] }] : [{ operatorToken: [] }] }
+          : {}),
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.method === 'post' ? [idempotencyKey] : [])],
       // A body whose every field is optional may be left out altogether (it reads as {}).
       ...(route.body ? { requestBody: { required: ((route.body as TObject).required ?? []).length > 0, content: { 'application/json': { schema: plain(route.body) } } } } : {}),
@@ -106,6 +117,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'A user key (pk_user_…) or an agent key (pk_…)' },
         operatorToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment' },
+        analystToken: { type: 'http', scheme: 'bearer', description: 'The ANALYST_TOKEN of the deployment (read-only Cypher only)' },
       },
       schemas: { Problem: plain(Problem) },
     },

@@ -5,13 +5,13 @@ import type { Caller, Role } from '../auth/caller.js';
 /**
  * Who may call a route.
  * - public: no key (health, docs).
- * - operator: the ADMIN_TOKEN (admin API).
+ * - operator: the ADMIN_TOKEN (admin API); with `analyst`, the ANALYST_TOKEN too (read-only Cypher).
  * - workspace: a member of the `:workspaceId` in the path, with at least `minRole`;
  *   `userKeyOnly` routes answer 403 user_key_required to an agent key before any look-up.
  */
 export type Access =
   | { kind: 'public' }
-  | { kind: 'operator' }
+  | { kind: 'operator'; analyst?: boolean }
   | { kind: 'workspace'; minRole: Role; userKeyOnly?: boolean };
 
 export interface ResponseSpec {
@@ -19,6 +19,8 @@ export interface ResponseSpec {
   schema?: TSchema;
   /** Response headers worth documenting, name → description. */
   headers?: Record<string, string>;
+  /** Other media types the same status may answer with (chosen by Accept), media type → description. */
+  otherTypes?: Record<string, string>;
 }
 
 type Empty = TObject<{}>;
@@ -29,7 +31,10 @@ export interface RouteInput<P extends TObject, Q extends TObject, B extends TSch
   body: Static<B>;
 }
 
-/** What a handler receives: the validated input, the caller (absent on public and operator routes), and ctx. */
+/**
+ * What a handler receives: the validated input, the caller (absent on public and operator routes), and ctx.
+ * On an operator route `ctx.state.operator` says which token let the request in ('admin' or 'analyst').
+ */
 export interface HandlerArgs<P extends TObject, Q extends TObject, B extends TSchema> extends RouteInput<P, Q, B> {
   caller: Caller;
   ctx: Context;

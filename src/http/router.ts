@@ -17,6 +17,8 @@ export interface RouterDeps {
   idempotency: IdempotencyStore;
   responseCache: ResponseCache;
   adminToken?: string;
+  /** Also opens the operator routes marked `analyst` (POST /api/v1/admin/cypher). */
+  analystToken?: string;
   /** Check every response body against its documented schema (tests): a mismatch is a 500. */
   validateResponses?: boolean;
 }
@@ -35,16 +37,29 @@ function sameSecret(given: string, expected: string): boolean {
 /** Runs a request's parsing, validation and handler once its caller is known. */
 type Run = (ctx: Context, admission?: Admission) => Promise<void>;
 
-/** The operator's token lets the request in; a valid API key is 403, anything else 401. */
-function operatorOnly(deps: RouterDeps, run: Run): Middleware {
-  const { adminToken, gate } = deps;
+/**
+ * The operator's token (and, on an `analyst` route, the analysts' token) lets the request in; a valid API key
+ * is 403, anything else 401.
+ */
+function operatorOnly(route: AnyRoute & { access: { kind: 'operator' } }, deps: RouterDeps, run: Run): Middleware {
+  const { gate } = deps;
+  const tokens = [
+    { who: 'admin', secret: deps.adminToken },
+    { who: 'analyst', secret: route.access.analyst ? deps.analystToken : undefined },
+  ].filter((t): t is { who: string; secret: string } => Boolean(t.secret));
+  const wanted = route.access.analyst ? 'the analyst or operator token' : 'the operator token';
   return async (ctx) => {
-    // No token configured: the admin API does not exist.
-    if (!adminToken) throw new AppError('not_found', 'No such route');
+    // No token configured: the route does not exist.
+    if (tokens.length === 0) throw new AppError('not_found', 'No such route');
     const token = bearer(ctx);
-    if (token && sameSecret(token, adminToken)) return run(ctx);
-    if (token && (await gate.identify(token))) throw new AppError('forbidden', 'The admin API takes the operator token, not an API key');
-    throw new AppError('unauthorized', 'The operator token is required');
+    // Every configured token is compared, so the time taken does not say which one matched.
+    const matched = token ? tokens.filter((t) => sameSecret(token, t.secret)) : [];
+    if (matched.length > 0) {
+      ctx.state.operator = matched[0].who;
+      return run(ctx);
+    }
+    if (token && (await gate.identify(token))) throw new AppError('forbidden', `This endpoint takes ${wanted}, not an API key`);
+    throw new AppError('unauthorized', `${wanted[0].toUpperCase()}${wanted.slice(1)} is required`);
   };
 }
 
@@ -149,6 +164,8 @@ function checkResponse(route: AnyRoute, ctx: Context): void {
   const spec = route.responses[ctx.status] ?? (ctx.status === 304 && route.cache ? { description: 'Not modified' } : undefined);
   if (!spec) throw new Error(`${route.operationId} answered ${ctx.status}, which its route does not document`);
   if (!spec.schema || ctx.body === undefined || ctx.body === null) return;
+  // A body in another media type the route offers (CSV, NDJSON) has no JSON Schema to meet.
+  if (!ctx.response.is('json')) return;
   // Ready-made JSON bytes (cached answers) are checked like any other body.
   const body = Buffer.isBuffer(ctx.body) ? JSON.parse(ctx.body.toString('utf8')) : ctx.body;
   const problems = responseProblems(spec.schema, body);
@@ -160,7 +177,7 @@ function pipelineOf(route: AnyRoute, deps: RouterDeps): Middleware {
   const run = handle(route, deps);
   const admitted: Middleware =
     route.access.kind === 'operator'
-      ? operatorOnly(deps, run)
+      ? operatorOnly(route as AnyRoute & { access: { kind: 'operator' } }, deps, run)
       : route.access.kind === 'workspace'
         ? workspaceMember(route as AnyRoute & { access: { kind: 'workspace' } }, deps, run)
         : (ctx) => run(ctx);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from './project-root.js';
 
@@ -6,16 +6,22 @@ export const cypherDir = path.join(projectRoot, 'cypher');
 
 /**
  * Every statement under cypher/queries, read once at start-up and named by its path without the
- * extension: cypher/queries/playbooks/create.cypher is 'playbooks/create'.
+ * extension: cypher/queries/playbooks/create.cypher is 'playbooks/create'. The saved reports under
+ * cypher/reports are named 'reports/<name>'.
  */
 export class QueryCatalog {
   private readonly texts = new Map<string, string>();
 
-  constructor(dir = path.join(cypherDir, 'queries')) {
+  constructor(dir = path.join(cypherDir, 'queries'), reportsDir: string | undefined = path.join(cypherDir, 'reports')) {
+    this.load(dir, '');
+    if (reportsDir && existsSync(reportsDir)) this.load(reportsDir, 'reports/');
+  }
+
+  private load(dir: string, prefix: string): void {
     for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || !entry.name.endsWith('.cypher')) continue;
       const full = path.join(entry.parentPath, entry.name);
-      const name = path.relative(dir, full).replace(/\\/g, '/').replace(/\.cypher$/, '');
+      const name = prefix + path.relative(dir, full).replace(/\\/g, '/').replace(/\.cypher$/, '');
       this.texts.set(name, readFileSync(full, 'utf8'));
     }
   }

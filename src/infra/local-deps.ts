@@ -121,6 +121,14 @@ export interface Neo4jOptions {
   settings?: string[];
 }
 
+/**
+ * What the self-started Neo4j always sets, for the analysts' ad-hoc Cypher above all: LOAD CSV may not read
+ * the machine's files, and one transaction may hold at most this much memory (a query past it fails alone,
+ * instead of taking the heap every other query needs). Servers of one's own should set the same
+ * (docker-compose.yml does; docs/graph-model.md, "Analyst access").
+ */
+export const neo4jSafetySettings = ['dbms.security.allow_csv_import_from_file_urls=false', 'db.memory.transaction.max=256m'];
+
 export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
   const { release } = options;
   requireTool(javaOf(release), ['-version'], javaMissing);
@@ -135,7 +143,7 @@ export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
     javaOf(release),
     [
       `-Xmx${options.heap ?? '2g'}`, '-XX:+UseG1GC', '-cp', classpath, 'dev.playbooks.neo4j.EmbeddedNeo4j',
-      home, String(port), String(options.pageCacheMb ?? 512), ...(options.settings ?? []),
+      home, String(port), String(options.pageCacheMb ?? 512), ...neo4jSafetySettings, ...(options.settings ?? []),
     ],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );

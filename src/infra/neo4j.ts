@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import neo4j, { type Driver, type ManagedTransaction, Neo4jError, isRetryableError, routing } from 'neo4j-driver';
+import neo4j, { type Driver, type ManagedTransaction, Neo4jError, type Transaction, isRetryableError, routing } from 'neo4j-driver';
 import { AppError } from '../errors.js';
 import type { QueryCatalog } from './cypher-files.js';
 
@@ -33,6 +33,18 @@ export function createDriver(settings: Neo4jSettings): Driver {
   });
 }
 
+/**
+ * The analysts' driver: its own small pool, so ad-hoc queries can never take the connections the API's
+ * requests need, and integers kept lossless (an analyst's value beyond 2^53 must not come back rounded).
+ */
+export function createUntrustedDriver(settings: Neo4jSettings, poolSize: number): Driver {
+  return neo4j.driver(settings.uri, neo4j.auth.basic(settings.username, settings.password), {
+    maxConnectionPoolSize: poolSize,
+    connectionAcquisitionTimeout: 5_000,
+    connectionTimeout: 2_000,
+  });
+}
+
 const unavailableCodes = new Set(['ServiceUnavailable', 'SessionExpired']);
 
 export function isConstraintViolation(err: unknown): boolean {
@@ -57,6 +69,51 @@ function translate(err: unknown): unknown {
   return err;
 }
 
+/** `line 1, column 8 (offset: 7)` as Neo4j writes it in its messages. */
+function positionOf(err: Neo4jError): { line: number; column: number; offset: number } | undefined {
+  const fromRecord = (err.diagnosticRecord as { _position?: { line: number; column: number; offset: number } } | undefined)?._position;
+  if (fromRecord && typeof fromRecord.line === 'number') return { line: Number(fromRecord.line), column: Number(fromRecord.column), offset: Number(fromRecord.offset) };
+  const m = /line (\d+), column (\d+) \(offset: (\d+)\)/.exec(err.message);
+  return m ? { line: Number(m[1]), column: Number(m[2]), offset: Number(m[3]) } : undefined;
+}
+
+const administrationCodes = /^Neo\.ClientError\.(Statement\.(NotSystemDatabaseError|UnsupportedAdministrationCommand)|Security\.)/;
+
+/**
+ * Neo4j's errors for text an analyst wrote: what was wrong with the text is theirs to fix (4xx), never a 5xx.
+ * A timeout and the per-transaction memory cap are 422, each with its own code.
+ */
+function translateUntrusted(err: unknown): unknown {
+  if (err instanceof AppError || !(err instanceof Neo4jError)) return translate(err);
+  const { code, message } = err;
+  if (/TransactionTimedOut/.test(code)) {
+    return new AppError('query_timeout', 'The query did not finish within its timeout and was stopped', { cause: err });
+  }
+  if (/OutOfMemoryError|MemoryLimit/.test(code) || /memory\.transaction/.test(message)) {
+    return new AppError('query_memory_exceeded', `The query needed more memory than a transaction may use: ${message}`, { cause: err });
+  }
+  if (administrationCodes.test(code)) {
+    return new AppError('query_refused', `Administration commands are not allowed: ${message}`, { cause: err });
+  }
+  if (/Terminated|LockClientStopped/.test(code)) {
+    return new AppError('query_timeout', 'The query was stopped before it finished (its timeout, or the operator)', { cause: err });
+  }
+  if (code.startsWith('Neo.ClientError.')) {
+    const position = positionOf(err);
+    return new AppError('invalid_cypher', message, {
+      cause: err,
+      errors: [{ path: '/query', message: message.split('\n')[0], in: 'body' }],
+      extensions: { neo4jCode: code, ...(position ? { position } : {}) },
+    });
+  }
+  const translated = translate(err);
+  if (translated !== err) return translated;
+  if (code.startsWith('Neo.TransientError.')) {
+    return new AppError('service_unavailable', `Neo4j could not run the query just now: ${message}`, { headers: { 'Retry-After': '5' }, cause: err });
+  }
+  return err;
+}
+
 /**
  * Owns sessions and transactions: every statement is run by name from the catalog, with parameters,
  * against the configured database. Repositories are its only callers.
@@ -73,7 +130,11 @@ export class GraphExecutor {
     readonly driver: Driver,
     readonly database: string,
     private readonly queries: QueryCatalog,
-    private readonly options: { readTimeoutMs?: number } = {},
+    private readonly options: {
+      readTimeoutMs?: number;
+      /** The analysts' driver (createUntrustedDriver); readUntrusted falls back to the main one without it. */
+      untrustedDriver?: Driver;
+    } = {},
   ) {}
 
   text(name: string): string {
@@ -134,6 +195,31 @@ export class GraphExecutor {
 
   async readTx<R>(work: (tx: GraphTx) => Promise<R>): Promise<R> {
     return this.inSession('READ', (s) => s.executeRead((tx) => work(this.wrap(tx))));
+  }
+
+  /**
+   * Text written by someone outside the project (the analysts' ad-hoc Cypher, src/analyst/repository.ts is
+   * the one caller): one READ-mode explicit transaction with the given timeout, on the analysts' own pool,
+   * never retried and never committed. Neo4j's errors become the analyst's 4xx (translateUntrusted).
+   */
+  async readUntrusted<R>(work: (tx: Transaction) => Promise<R>, options: { timeoutMs: number; metadata?: Record<string, unknown>; fetchSize?: number }): Promise<R> {
+    const session = (this.options.untrustedDriver ?? this.driver).session({
+      database: this.database,
+      defaultAccessMode: neo4j.session.READ,
+      fetchSize: options.fetchSize,
+    });
+    let tx: Transaction | undefined;
+    try {
+      tx = await session.beginTransaction({ timeout: options.timeoutMs, metadata: options.metadata });
+      return await work(tx);
+    } catch (err) {
+      const translated = translateUntrusted(err);
+      if (!(translated instanceof AppError) || translated.status >= 500) this.errorCount += 1;
+      throw translated;
+    } finally {
+      if (tx?.isOpen()) await tx.rollback().catch(() => undefined);
+      await session.close().catch(() => undefined);
+    }
   }
 
   /** Runs raw text; only for migrations, whose statements come from cypher/migrations. */

@@ -30,7 +30,7 @@ export async function request<T = any>(method: string, path: string, options: Re
   const res = await fetch(`${options.baseUrl ?? env.service.url}${path}`, { method, headers, body });
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
-  const parsed = text && /json/.test(type) ? JSON.parse(text) : undefined;
+  const parsed = text && /json/.test(type) && !/ndjson/.test(type) ? JSON.parse(text) : undefined;
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 

@@ -20,7 +20,7 @@ async function withTestcontainers(): Promise<TestDependencies> {
   const { GenericContainer, Wait } = await import('testcontainers');
   const [neo4j, redis] = await Promise.all([
     new GenericContainer('neo4j:5.26-community')
-      .withEnvironment({ NEO4J_AUTH: 'none' })
+      .withEnvironment({ NEO4J_AUTH: 'none', NEO4J_dbms_security_allow__csv__import__from__file__urls: 'false', NEO4J_db_memory_transaction_max: '256m' })
       .withExposedPorts(7687)
       .withWaitStrategy(Wait.forLogMessage('Started.'))
       .start(),

@@ -9,6 +9,7 @@ import { type RunningService, createLogger, startService } from '../../src/runti
 import type { TestDependencies } from './dependencies.js';
 
 export const adminToken = 'test-admin-token-0123456789abcdef';
+export const analystToken = 'test-analyst-token-0123456789abcdef';
 
 /** What the global fixture started once for the whole run. */
 export const env = {} as { deps: TestDependencies; service: RunningService; config: Config };
@@ -19,6 +20,7 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     PORT: '0',
     HOST: '127.0.0.1',
     ADMIN_TOKEN: adminToken,
+    ANALYST_TOKEN: analystToken,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     NEO4J_URI: env.deps.neo4jUri,
     REDIS_URL: env.deps.redisUrl,

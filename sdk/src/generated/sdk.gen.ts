@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AddMemberData, AddMemberErrors, AddMemberResponses, AdminCreateUserData, AdminCreateUserErrors, AdminCreateUserKeyData, AdminCreateUserKeyErrors, AdminCreateUserKeyResponses, AdminCreateUserResponses, AdminCreateWorkspaceData, AdminCreateWorkspaceErrors, AdminCreateWorkspaceResponses, AdminRevokeUserKeyData, AdminRevokeUserKeyErrors, AdminRevokeUserKeyResponses, AdminUpdateWorkspaceData, AdminUpdateWorkspaceErrors, AdminUpdateWorkspaceResponses, ApprovePlaybookVersionData, ApprovePlaybookVersionErrors, ApprovePlaybookVersionResponses, ArchiveContextNodeData, ArchiveContextNodeErrors, ArchiveContextNodeResponses, ArchivePlaybookData, ArchivePlaybookErrors, ArchivePlaybookResponses, ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, ContextUpdatesData, ContextUpdatesErrors, ContextUpdatesResponses, CreateAgentKeyData, CreateAgentKeyErrors, CreateAgentKeyResponses, CreateAnnotationData, CreateAnnotationErrors, CreateAnnotationResponses, CreateContextNodeData, CreateContextNodeErrors, CreateContextNodeResponses, CreateFeedbackData, CreateFeedbackErrors, CreateFeedbackResponses, CreateNodeLinkData, CreateNodeLinkErrors, CreateNodeLinkResponses, CreatePlaybookData, CreatePlaybookErrors, CreatePlaybookLinkData, CreatePlaybookLinkErrors, CreatePlaybookLinkResponses, CreatePlaybookResponses, CreatePlaybookVersionData, CreatePlaybookVersionErrors, CreatePlaybookVersionResponses, DeactivateAgentData, DeactivateAgentErrors, DeactivateAgentResponses, DeleteAnnotationData, DeleteAnnotationErrors, DeleteAnnotationResponses, DeleteNodeLinkData, DeleteNodeLinkErrors, DeleteNodeLinkResponses, DeletePlaybookLinkData, DeletePlaybookLinkErrors, DeletePlaybookLinkResponses, DocsAssetData, DocsAssetErrors, DocsAssetResponses, DocsData, DocsResponses, FollowLinksData, FollowLinksErrors, FollowLinksResponses, GetAgentData, GetAgentErrors, GetAgentResponses, GetBundleData, GetBundleErrors, GetBundleResponses, GetContextNodeData, GetContextNodeErrors, GetContextNodeResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetPlaybookData, GetPlaybookErrors, GetPlaybookResponses, GetPlaybookVersionData, GetPlaybookVersionErrors, GetPlaybookVersionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, HealthData, HealthResponses, ListAgentKeysData, ListAgentKeysErrors, ListAgentKeysResponses, ListAgentsData, ListAgentsErrors, ListAgentsResponses, ListAnnotationsData, ListAnnotationsErrors, ListAnnotationsResponses, ListContextNodesData, ListContextNodesErrors, ListContextNodesResponses, ListFeedbackData, ListFeedbackErrors, ListFeedbackResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListPlaybooksData, ListPlaybooksErrors, ListPlaybooksResponses, MetricsData, MetricsErrors, MetricsResponses, OpenApiData, OpenApiResponses, ReactivateAgentData, ReactivateAgentErrors, ReactivateAgentResponses, ReadyData, ReadyErrors, ReadyResponses, RegisterAgentData, RegisterAgentErrors, RegisterAgentResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreContextNodeData, RestoreContextNodeErrors, RestoreContextNodeResponses, RestorePlaybookData, RestorePlaybookErrors, RestorePlaybookResponses, RevokeAgentKeyData, RevokeAgentKeyErrors, RevokeAgentKeyResponses, TriageFeedbackData, TriageFeedbackErrors, TriageFeedbackResponses, UpdateAgentData, UpdateAgentErrors, UpdateAgentResponses, UpdateContextNodeData, UpdateContextNodeErrors, UpdateContextNodeResponses, UpdatePlaybookData, UpdatePlaybookErrors, UpdatePlaybookResponses } from './types.gen.js';
+import type { AddMemberData, AddMemberErrors, AddMemberResponses, AdminCreateUserData, AdminCreateUserErrors, AdminCreateUserKeyData, AdminCreateUserKeyErrors, AdminCreateUserKeyResponses, AdminCreateUserResponses, AdminCreateWorkspaceData, AdminCreateWorkspaceErrors, AdminCreateWorkspaceResponses, AdminRevokeUserKeyData, AdminRevokeUserKeyErrors, AdminRevokeUserKeyResponses, AdminUpdateWorkspaceData, AdminUpdateWorkspaceErrors, AdminUpdateWorkspaceResponses, ApprovePlaybookVersionData, ApprovePlaybookVersionErrors, ApprovePlaybookVersionResponses, ArchiveContextNodeData, ArchiveContextNodeErrors, ArchiveContextNodeResponses, ArchivePlaybookData, ArchivePlaybookErrors, ArchivePlaybookResponses, ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, ContextUpdatesData, ContextUpdatesErrors, ContextUpdatesResponses, CreateAgentKeyData, CreateAgentKeyErrors, CreateAgentKeyResponses, CreateAnnotationData, CreateAnnotationErrors, CreateAnnotationResponses, CreateContextNodeData, CreateContextNodeErrors, CreateContextNodeResponses, CreateFeedbackData, CreateFeedbackErrors, CreateFeedbackResponses, CreateNodeLinkData, CreateNodeLinkErrors, CreateNodeLinkResponses, CreatePlaybookData, CreatePlaybookErrors, CreatePlaybookLinkData, CreatePlaybookLinkErrors, CreatePlaybookLinkResponses, CreatePlaybookResponses, CreatePlaybookVersionData, CreatePlaybookVersionErrors, CreatePlaybookVersionResponses, DeactivateAgentData, DeactivateAgentErrors, DeactivateAgentResponses, DeleteAnnotationData, DeleteAnnotationErrors, DeleteAnnotationResponses, DeleteNodeLinkData, DeleteNodeLinkErrors, DeleteNodeLinkResponses, DeletePlaybookLinkData, DeletePlaybookLinkErrors, DeletePlaybookLinkResponses, DocsAssetData, DocsAssetErrors, DocsAssetResponses, DocsData, DocsResponses, FollowLinksData, FollowLinksErrors, FollowLinksResponses, GetAgentData, GetAgentErrors, GetAgentResponses, GetBundleData, GetBundleErrors, GetBundleResponses, GetContextNodeData, GetContextNodeErrors, GetContextNodeResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetPlaybookData, GetPlaybookErrors, GetPlaybookResponses, GetPlaybookVersionData, GetPlaybookVersionErrors, GetPlaybookVersionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, HealthData, HealthResponses, ListAgentKeysData, ListAgentKeysErrors, ListAgentKeysResponses, ListAgentsData, ListAgentsErrors, ListAgentsResponses, ListAnnotationsData, ListAnnotationsErrors, ListAnnotationsResponses, ListContextNodesData, ListContextNodesErrors, ListContextNodesResponses, ListFeedbackData, ListFeedbackErrors, ListFeedbackResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListPlaybooksData, ListPlaybooksErrors, ListPlaybooksResponses, ListReportsData, ListReportsErrors, ListReportsResponses, MetricsData, MetricsErrors, MetricsResponses, OpenApiData, OpenApiResponses, ReactivateAgentData, ReactivateAgentErrors, ReactivateAgentResponses, ReadyData, ReadyErrors, ReadyResponses, RegisterAgentData, RegisterAgentErrors, RegisterAgentResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreContextNodeData, RestoreContextNodeErrors, RestoreContextNodeResponses, RestorePlaybookData, RestorePlaybookErrors, RestorePlaybookResponses, RevokeAgentKeyData, RevokeAgentKeyErrors, RevokeAgentKeyResponses, RunCypherData, RunCypherErrors, RunCypherResponses, RunReportFeedbackSummaryData, RunReportFeedbackSummaryErrors, RunReportFeedbackSummaryResponses, RunReportHubsData, RunReportHubsErrors, RunReportHubsResponses, RunReportNearDuplicateTitlesData, RunReportNearDuplicateTitlesErrors, RunReportNearDuplicateTitlesResponses, RunReportOrphansData, RunReportOrphansErrors, RunReportOrphansResponses, RunReportPlaybooksAwaitingApprovalData, RunReportPlaybooksAwaitingApprovalErrors, RunReportPlaybooksAwaitingApprovalResponses, RunReportRequiresCyclesData, RunReportRequiresCyclesErrors, RunReportRequiresCyclesResponses, RunReportRetrievalsPerAgentData, RunReportRetrievalsPerAgentErrors, RunReportRetrievalsPerAgentResponses, RunReportStaleContextData, RunReportStaleContextErrors, RunReportStaleContextResponses, RunReportUnreachedNodesData, RunReportUnreachedNodesErrors, RunReportUnreachedNodesResponses, RunReportUnresolvedWikilinksData, RunReportUnresolvedWikilinksErrors, RunReportUnresolvedWikilinksResponses, TriageFeedbackData, TriageFeedbackErrors, TriageFeedbackResponses, UpdateAgentData, UpdateAgentErrors, UpdateAgentResponses, UpdateContextNodeData, UpdateContextNodeErrors, UpdateContextNodeResponses, UpdatePlaybookData, UpdatePlaybookErrors, UpdatePlaybookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -602,6 +602,172 @@ export const createFeedback = <ThrowOnError extends boolean = false>(options: Op
 export const triageFeedback = <ThrowOnError extends boolean = false>(options: Options<TriageFeedbackData, ThrowOnError>) => (options.client ?? client).patch<TriageFeedbackResponses, TriageFeedbackErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/workspaces/{workspaceId}/context/feedback/{feedbackId}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the saved reports
+ */
+export const listReports = <ThrowOnError extends boolean = false>(options: Options<ListReportsData, ThrowOnError>) => (options.client ?? client).get<ListReportsResponses, ListReportsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports',
+    ...options
+});
+
+/**
+ * Report: Feedback by type and target
+ *
+ * Feedback given in a period, counted per target and feedback type, with how much of it is still open.
+ *
+ * Columns: targetType, targetId, title, feedbackType, total, open, firstAt, lastAt. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportFeedbackSummary = <ThrowOnError extends boolean = false>(options: Options<RunReportFeedbackSummaryData, ThrowOnError>) => (options.client ?? client).get<RunReportFeedbackSummaryResponses, RunReportFeedbackSummaryErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/feedback-summary',
+    ...options
+});
+
+/**
+ * Report: Hubs
+ *
+ * The live context nodes that the most links require or reference (from nodes and playbooks): the ones whose change reaches furthest.
+ *
+ * Columns: id, slug, title, requiredBy, referencedBy, total. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportHubs = <ThrowOnError extends boolean = false>(options: Options<RunReportHubsData, ThrowOnError>) => (options.client ?? client).get<RunReportHubsResponses, RunReportHubsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/hubs',
+    ...options
+});
+
+/**
+ * Report: Near-duplicate titles
+ *
+ * Live context nodes whose titles are the same once case, punctuation and spacing are ignored ("Brand voice: tone" and "brand voice - tone"): candidates to merge.
+ *
+ * Columns: normalizedTitle, count, ids, titles. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportNearDuplicateTitles = <ThrowOnError extends boolean = false>(options: Options<RunReportNearDuplicateTitlesData, ThrowOnError>) => (options.client ?? client).get<RunReportNearDuplicateTitlesResponses, RunReportNearDuplicateTitlesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/near-duplicate-titles',
+    ...options
+});
+
+/**
+ * Report: Orphans
+ *
+ * Live context nodes that nothing links to (no node and no playbook has a link of any type to them, archived ones included) and that are not read-first: no bundle can ever include them.
+ *
+ * Columns: id, slug, title, nodeType, importance, updatedAt. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportOrphans = <ThrowOnError extends boolean = false>(options: Options<RunReportOrphansData, ThrowOnError>) => (options.client ?? client).get<RunReportOrphansResponses, RunReportOrphansErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/orphans',
+    ...options
+});
+
+/**
+ * Report: Playbooks awaiting approval
+ *
+ * Active playbooks with no approved version (agents get no instructions from them) or with draft versions waiting for an editor; the oldest waiting draft first.
+ *
+ * Columns: id, slug, title, hasApprovedVersion, approvedVersion, draftsWaiting, oldestDraftAt, latestVersion. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportPlaybooksAwaitingApproval = <ThrowOnError extends boolean = false>(options: Options<RunReportPlaybooksAwaitingApprovalData, ThrowOnError>) => (options.client ?? client).get<RunReportPlaybooksAwaitingApprovalResponses, RunReportPlaybooksAwaitingApprovalErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/playbooks-awaiting-approval',
+    ...options
+});
+
+/**
+ * Report: Requires cycles
+ *
+ * Context nodes that require themselves through a chain of requires links (at most 8 links long): each cycle once, starting from its smallest id. A bundle still ends, but the chain cannot be read in order.
+ *
+ * Columns: length, cycle, nodeIds. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportRequiresCycles = <ThrowOnError extends boolean = false>(options: Options<RunReportRequiresCyclesData, ThrowOnError>) => (options.client ?? client).get<RunReportRequiresCyclesResponses, RunReportRequiresCyclesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/requires-cycles',
+    ...options
+});
+
+/**
+ * Report: Retrievals per agent and month
+ *
+ * Bundles and manifests each agent of the workspace retrieved, per calendar month (UTC). The counts are written from each API process every 30 seconds, so the current minute may not be in yet.
+ *
+ * Columns: month, agentId, agentName, agentStatus, retrievals. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportRetrievalsPerAgent = <ThrowOnError extends boolean = false>(options: Options<RunReportRetrievalsPerAgentData, ThrowOnError>) => (options.client ?? client).get<RunReportRetrievalsPerAgentResponses, RunReportRetrievalsPerAgentErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/retrievals-per-agent',
+    ...options
+});
+
+/**
+ * Report: Stale context
+ *
+ * What readers have flagged or what has been replaced: targets with open 'outdated' or 'incorrect' feedback (reason open-feedback), and live nodes that another node supersedes but that an active playbook with an approved version still links to (reason superseded-but-linked).
+ *
+ * Columns: reason, targetType, targetId, title, detail, since. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportStaleContext = <ThrowOnError extends boolean = false>(options: Options<RunReportStaleContextData, ThrowOnError>) => (options.client ?? client).get<RunReportStaleContextResponses, RunReportStaleContextErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/stale-context',
+    ...options
+});
+
+/**
+ * Report: Nodes no playbook reaches
+ *
+ * Live context nodes that no active playbook reaches within two links (requires, references, relates-to or index-entry, through live nodes), and that are not read-first: a bundle of the default depth never includes them.
+ *
+ * Columns: id, slug, title, nodeType, importance, updatedAt. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportUnreachedNodes = <ThrowOnError extends boolean = false>(options: Options<RunReportUnreachedNodesData, ThrowOnError>) => (options.client ?? client).get<RunReportUnreachedNodesResponses, RunReportUnreachedNodesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/unreached-nodes',
+    ...options
+});
+
+/**
+ * Report: Unresolved wikilinks
+ *
+ * Each [[slug]] that no context node has yet, with the nodes whose content mentions it (they become links as soon as a node takes that slug).
+ *
+ * Columns: slug, mentions, mentionedByIds, mentionedBySlugs. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const runReportUnresolvedWikilinks = <ThrowOnError extends boolean = false>(options: Options<RunReportUnresolvedWikilinksData, ThrowOnError>) => (options.client ?? client).get<RunReportUnresolvedWikilinksResponses, RunReportUnresolvedWikilinksErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/reports/unresolved-wikilinks',
+    ...options
+});
+
+/**
+ * Run a read-only Cypher query
+ *
+ * Runs one read-only Cypher statement over the whole graph, for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN).
+ * Refused with 403 query_refused unless Neo4j's EXPLAIN reports it as a read ('r') and every operator of its plan is an
+ * allowed read operator (no LOAD CSV, no SHOW/TERMINATE commands, no CALL … IN TRANSACTIONS) and every procedure it calls
+ * is allowed (db.labels, db.relationshipTypes, db.propertyKeys, db.schema.*, db.index.fulltext.query*, dbms.components).
+ * It runs in a READ transaction that is never committed, with a timeout (422 query_timeout) and, on the self-started
+ * Neo4j, a memory cap per transaction (422 query_memory_exceeded). A syntax or semantic error is 400 invalid_cypher with
+ * Neo4j's message and position. At most 100000 rows; more set `truncated`.
+ * Neo4j values map to JSON: nodes {elementId, labels, properties}, relationships {elementId, type, startElementId,
+ * endElementId, properties}, paths {nodes, relationships}, temporal values and durations as ISO strings, points
+ * {srid, x, y, z?}, integers as numbers when exact and as strings beyond 2^53.
+ * Accept: text/csv gives CSV (lists and maps as JSON; X-Row-Count and X-Truncated headers); application/x-ndjson a
+ * stream: a {"columns"} line, one JSON array per row, then {"rowCount", "truncated", "limit", "elapsedMs"}, or
+ * {"error": problem} when the query fails after rows were sent.
+ */
+export const runCypher = <ThrowOnError extends boolean = false>(options: Options<RunCypherData, ThrowOnError>) => (options.client ?? client).post<RunCypherResponses, RunCypherErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/cypher',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -4839,6 +4839,922 @@ export type TriageFeedbackResponses = {
 
 export type TriageFeedbackResponse = TriageFeedbackResponses[keyof TriageFeedbackResponses];
 
+export type ListReportsData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/reports';
+};
+
+export type ListReportsErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ListReportsError = ListReportsErrors[keyof ListReportsErrors];
+
+export type ListReportsResponses = {
+    /**
+     * Every report, its parameters and columns
+     */
+    200: {
+        reports: Array<{
+            name: string;
+            title: string;
+            description: string;
+            /**
+             * Where to run it (GET), under the workspace
+             */
+            path: string;
+            parameters: Array<{
+                name: string;
+                type: 'integer' | 'string' | 'boolean' | 'date' | 'month';
+                description: string;
+                required: boolean;
+                default?: string | number | boolean | null;
+                minimum?: number;
+                maximum?: number;
+                values?: Array<string>;
+            }>;
+            columns: Array<string>;
+        }>;
+    };
+};
+
+export type ListReportsResponse = ListReportsResponses[keyof ListReportsResponses];
+
+export type RunReportFeedbackSummaryData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * the first day counted (UTC) (YYYY-MM-DD)
+         */
+        from?: string;
+        /**
+         * the last day counted (UTC) (YYYY-MM-DD)
+         */
+        to?: string;
+        /**
+         * the most rows to list, the most feedback first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/feedback-summary';
+};
+
+export type RunReportFeedbackSummaryErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportFeedbackSummaryError = RunReportFeedbackSummaryErrors[keyof RunReportFeedbackSummaryErrors];
+
+export type RunReportFeedbackSummaryResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportFeedbackSummaryResponse = RunReportFeedbackSummaryResponses[keyof RunReportFeedbackSummaryResponses];
+
+export type RunReportHubsData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * which incoming links count
+         */
+        linkType?: 'requires' | 'references' | 'both';
+        /**
+         * how many nodes to list
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/hubs';
+};
+
+export type RunReportHubsErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportHubsError = RunReportHubsErrors[keyof RunReportHubsErrors];
+
+export type RunReportHubsResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportHubsResponse = RunReportHubsResponses[keyof RunReportHubsResponses];
+
+export type RunReportNearDuplicateTitlesData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * the most groups to list, the largest first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/near-duplicate-titles';
+};
+
+export type RunReportNearDuplicateTitlesErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportNearDuplicateTitlesError = RunReportNearDuplicateTitlesErrors[keyof RunReportNearDuplicateTitlesErrors];
+
+export type RunReportNearDuplicateTitlesResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportNearDuplicateTitlesResponse = RunReportNearDuplicateTitlesResponses[keyof RunReportNearDuplicateTitlesResponses];
+
+export type RunReportOrphansData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * the most nodes to list, most recently updated first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/orphans';
+};
+
+export type RunReportOrphansErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportOrphansError = RunReportOrphansErrors[keyof RunReportOrphansErrors];
+
+export type RunReportOrphansResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportOrphansResponse = RunReportOrphansResponses[keyof RunReportOrphansResponses];
+
+export type RunReportPlaybooksAwaitingApprovalData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * the most playbooks to list
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/playbooks-awaiting-approval';
+};
+
+export type RunReportPlaybooksAwaitingApprovalErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportPlaybooksAwaitingApprovalError = RunReportPlaybooksAwaitingApprovalErrors[keyof RunReportPlaybooksAwaitingApprovalErrors];
+
+export type RunReportPlaybooksAwaitingApprovalResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportPlaybooksAwaitingApprovalResponse = RunReportPlaybooksAwaitingApprovalResponses[keyof RunReportPlaybooksAwaitingApprovalResponses];
+
+export type RunReportRequiresCyclesData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * the most cycles to list
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/requires-cycles';
+};
+
+export type RunReportRequiresCyclesErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportRequiresCyclesError = RunReportRequiresCyclesErrors[keyof RunReportRequiresCyclesErrors];
+
+export type RunReportRequiresCyclesResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportRequiresCyclesResponse = RunReportRequiresCyclesResponses[keyof RunReportRequiresCyclesResponses];
+
+export type RunReportRetrievalsPerAgentData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * the first month (YYYY-MM)
+         */
+        from?: string;
+        /**
+         * the last month (YYYY-MM)
+         */
+        to?: string;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/retrievals-per-agent';
+};
+
+export type RunReportRetrievalsPerAgentErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportRetrievalsPerAgentError = RunReportRetrievalsPerAgentErrors[keyof RunReportRetrievalsPerAgentErrors];
+
+export type RunReportRetrievalsPerAgentResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportRetrievalsPerAgentResponse = RunReportRetrievalsPerAgentResponses[keyof RunReportRetrievalsPerAgentResponses];
+
+export type RunReportStaleContextData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * the most rows to list
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/stale-context';
+};
+
+export type RunReportStaleContextErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportStaleContextError = RunReportStaleContextErrors[keyof RunReportStaleContextErrors];
+
+export type RunReportStaleContextResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportStaleContextResponse = RunReportStaleContextResponses[keyof RunReportStaleContextResponses];
+
+export type RunReportUnreachedNodesData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * the most nodes to list, the most important first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/unreached-nodes';
+};
+
+export type RunReportUnreachedNodesErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportUnreachedNodesError = RunReportUnreachedNodesErrors[keyof RunReportUnreachedNodesErrors];
+
+export type RunReportUnreachedNodesResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportUnreachedNodesResponse = RunReportUnreachedNodesResponses[keyof RunReportUnreachedNodesResponses];
+
+export type RunReportUnresolvedWikilinksData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * the most slugs to list, the most mentioned first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/reports/unresolved-wikilinks';
+};
+
+export type RunReportUnresolvedWikilinksErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunReportUnresolvedWikilinksError = RunReportUnresolvedWikilinksErrors[keyof RunReportUnresolvedWikilinksErrors];
+
+export type RunReportUnresolvedWikilinksResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        report: string;
+        /**
+         * Every parameter as the report ran with it, defaults included
+         */
+        parameters: {
+            [key: string]: unknown | string | number | boolean | null;
+        };
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+    };
+};
+
+export type RunReportUnresolvedWikilinksResponse = RunReportUnresolvedWikilinksResponses[keyof RunReportUnresolvedWikilinksResponses];
+
+export type RunCypherData = {
+    body: {
+        /**
+         * One Cypher statement; a trailing semicolon is ignored
+         */
+        query: string;
+        /**
+         * Query parameters ($name); whole JSON numbers are sent as integers
+         */
+        params?: {
+            [key: string]: unknown;
+        };
+        /**
+         * Rows returned at most; more make the answer truncated
+         */
+        limit?: number;
+        /**
+         * The transaction is stopped after this long (422 query_timeout)
+         */
+        timeoutMs?: number;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/cypher';
+};
+
+export type RunCypherErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RunCypherError = RunCypherErrors[keyof RunCypherErrors];
+
+export type RunCypherResponses = {
+    /**
+     * The rows
+     */
+    200: {
+        columns: Array<string>;
+        /**
+         * One array per row, in the order of columns
+         */
+        rows: Array<Array<unknown>>;
+        rowCount: number;
+        /**
+         * More rows were there than `limit` (or than the answer may hold)
+         */
+        truncated: boolean;
+        limit: number;
+        elapsedMs: number;
+    };
+};
+
+export type RunCypherResponse = RunCypherResponses[keyof RunCypherResponses];
+
 export type HealthData = {
     body?: never;
     path?: never;

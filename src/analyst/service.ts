@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '../errors.js';
+import type { ServiceDeps } from '../service-deps.js';
+import { AnalystRepository, type RowSink } from './repository.js';
+
+/** Analyst queries that may run at once in one API process (and the size of their connection pool). */
+export const analystConcurrency = 4;
+
+export const cypherLimits = {
+  defaultLimit: 1_000,
+  maxLimit: 100_000,
+  defaultTimeoutMs: 10_000,
+  maxTimeoutMs: 60_000,
+} as const;
+
+export interface CypherInput {
+  query: string;
+  params?: Record<string, unknown>;
+  limit?: number;
+  timeoutMs?: number;
+}
+
+export interface CypherOutcome {
+  rows: number;
+  truncated: boolean;
+  limit: number;
+  elapsedMs: number;
+}
+
+/** Who let the request in: the operator's token or the analysts'. */
+export type AnalystCaller = 'admin' | 'analyst';
+
+/** Read-only ad-hoc Cypher for the operator's analysts (POST /api/v1/admin/cypher). */
+export class AnalystService {
+  private readonly repo: AnalystRepository;
+  private running = 0;
+
+  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'logger'>) {
+    this.repo = new AnalystRepository(deps.graph);
+  }
+
+  /**
+   * Runs one query, handing its rows to `sink`. Every query is logged with its caller, a hash of its text
+   * (the text itself may hold data the log should not), the rows and the time, whatever its outcome.
+   */
+  async run(input: CypherInput, caller: AnalystCaller, sink: RowSink): Promise<CypherOutcome> {
+    if (this.running >= analystConcurrency) {
+      throw new AppError('rate_limited', `At most ${analystConcurrency} analyst queries run at once; try again shortly`, { headers: { 'Retry-After': '1' } });
+    }
+    // A statement ends at its last semicolon; the shell sends them that way.
+    const text = input.query.trim().replace(/;\s*$/, '');
+    if (!text) throw new AppError('invalid_request', 'The query is empty', { errors: [{ path: '/query', message: 'is empty', in: 'body' }] });
+    const limit = input.limit ?? cypherLimits.defaultLimit;
+    const timeoutMs = input.timeoutMs ?? cypherLimits.defaultTimeoutMs;
+    const queryHash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    const started = performance.now();
+    let rows = 0;
+    let outcome = 'ok';
+    this.running += 1;
+    try {
+      const counted: RowSink = {
+        columns: (keys) => sink.columns(keys),
+        row: (values) => {
+          rows += 1;
+          return sink.row(values);
+        },
+      };
+      const result = await this.repo.run(text, input.params ?? {}, { limit, timeoutMs, metadata: { app: 'playbooks-analyst', caller, queryHash } }, counted);
+      if (result.truncated) outcome = 'truncated';
+      return { ...result, limit, elapsedMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      outcome = err instanceof AppError ? err.code : 'error';
+      throw err;
+    } finally {
+      this.running -= 1;
+      this.deps.logger.info({ analystQuery: { caller, queryHash, rows, outcome, ms: Math.round(performance.now() - started), limit, timeoutMs } }, 'analyst query');
+    }
+  }
+}

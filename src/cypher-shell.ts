@@ -1,0 +1,121 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { type OutputFormat, apiUrl, call, describeError, parseParams, render } from './shell/client.js';
+
+const usage = `Usage: npm run cypher -- [-e QUERY | -f FILE] [--param name=value ...] [--format table|csv|json] [--limit N] [--timeout MS]
+
+A read-only Cypher shell over the service's POST /api/v1/admin/cypher, with ANALYST_TOKEN (or ADMIN_TOKEN) from
+the environment and the service at API_URL (default http://localhost:3000). Without -e or -f: an interactive
+shell; a statement ends with ';' and may span lines. Shell commands: :param name=value, :params, :format F,
+:limit N, :timeout MS, :help, :exit. History is kept in ~/.playbooks_cypher_history.`;
+
+interface Settings {
+  params: Record<string, unknown>;
+  format: OutputFormat;
+  limit?: number;
+  timeoutMs?: number;
+}
+
+async function runOne(query: string, token: string, s: Settings): Promise<string> {
+  const body = { query, params: s.params, ...(s.limit ? { limit: s.limit } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}) };
+  const answer = await call('POST', '/api/v1/admin/cypher', token, { body, csv: s.format === 'csv' });
+  const a = answer.json;
+  const footer = a ? `(${a.rowCount} row${a.rowCount === 1 ? '' : 's'}${a.truncated ? `, cut at the limit of ${a.limit}` : ''}, ${a.elapsedMs} ms)` : undefined;
+  return render(s.format, answer, footer);
+}
+
+/** Statements of a file or of -e: split where a line ends with ';'. */
+const statementsOf = (text: string) => text.split(/;\s*$/m).map((q) => q.trim()).filter((q) => q && !q.split('\n').every((l) => l.trim().startsWith('//')));
+
+function formatOf(value: string): OutputFormat {
+  if (value !== 'table' && value !== 'csv' && value !== 'json') throw new Error(`--format is table, csv or json, not '${value}'`);
+  return value;
+}
+
+async function repl(token: string, s: Settings): Promise<void> {
+  const historyFile = path.join(os.homedir(), '.playbooks_cypher_history');
+  const history = existsSync(historyFile) ? readFileSync(historyFile, 'utf8').split('\n').filter(Boolean).reverse() : [];
+  const rl = createInterface({ input: process.stdin, output: process.stdout, history, historySize: 1000, removeHistoryDuplicates: true, prompt: 'cypher> ' });
+  process.stdout.write(`Connected to ${apiUrl()} (read-only). End a statement with ';'. :help for commands.\n`);
+  let buffer: string[] = [];
+  rl.prompt();
+  for await (const line of rl) {
+    const trimmed = line.trim();
+    if (buffer.length === 0 && trimmed.startsWith(':')) {
+      const [command, ...rest] = trimmed.split(/\s+/);
+      const arg = rest.join(' ');
+      try {
+        if (command === ':exit' || command === ':quit') break;
+        else if (command === ':help') process.stdout.write(`${usage}\n`);
+        else if (command === ':param') Object.assign(s.params, parseParams([arg]));
+        else if (command === ':params') process.stdout.write(`${JSON.stringify(s.params)}\n`);
+        else if (command === ':format') s.format = formatOf(arg);
+        else if (command === ':limit') s.limit = Number(arg) || undefined;
+        else if (command === ':timeout') s.timeoutMs = Number(arg) || undefined;
+        else process.stdout.write(`Unknown command ${command}; :help lists them\n`);
+      } catch (err) {
+        process.stdout.write(`${describeError(err)}\n`);
+      }
+    } else if (trimmed) {
+      buffer.push(line);
+      if (trimmed.endsWith(';')) {
+        const query = buffer.join('\n').trim().replace(/;$/, '');
+        buffer = [];
+        try {
+          process.stdout.write(`${await runOne(query, token, s)}\n`);
+        } catch (err) {
+          process.stdout.write(`${describeError(err, query)}\n`);
+        }
+      }
+    }
+    rl.setPrompt(buffer.length > 0 ? '   ...> ' : 'cypher> ');
+    rl.prompt();
+  }
+  rl.close();
+  // readline keeps the newest first.
+  const kept = (rl as unknown as { history: string[] }).history ?? [];
+  writeFileSync(historyFile, `${[...kept].reverse().join('\n')}\n`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      execute: { type: 'string', short: 'e' },
+      file: { type: 'string', short: 'f' },
+      param: { type: 'string', multiple: true, default: [] },
+      format: { type: 'string', default: 'table' },
+      limit: { type: 'string' },
+      timeout: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return void process.stdout.write(`${usage}\n`);
+  const token = process.env.ANALYST_TOKEN || process.env.ADMIN_TOKEN;
+  if (!token) throw new Error('Set ANALYST_TOKEN (or ADMIN_TOKEN) to the deployment’s token');
+  const settings: Settings = {
+    params: parseParams(values.param),
+    format: formatOf(values.format),
+    limit: values.limit ? Number(values.limit) : undefined,
+    timeoutMs: values.timeout ? Number(values.timeout) : undefined,
+  };
+  const script = values.execute ?? (values.file ? readFileSync(values.file, 'utf8') : undefined);
+  if (script === undefined) return repl(token, settings);
+  let failed = false;
+  for (const query of statementsOf(script)) {
+    try {
+      process.stdout.write(`${await runOne(query, token, settings)}\n`);
+    } catch (err) {
+      failed = true;
+      process.stderr.write(`${describeError(err, query)}\n`);
+    }
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

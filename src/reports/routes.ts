@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, WorkspacePath } from '../http/common-schemas.js';
+import { type AnyRoute, defineRoute } from '../http/route.js';
+import { csvType, sendCsv, tabularFormat } from '../http/tabular.js';
+import { reportCatalog } from './catalog.js';
+import type { ReportService } from './service.js';
+
+const ParamValue = Nullable(Type.Union([Type.String(), Type.Number(), Type.Boolean()]));
+
+const ReportSummary = Type.Object({
+  name: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  path: Type.String({ description: 'Where to run it (GET), under the workspace' }),
+  parameters: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      type: Type.Union([Type.Literal('integer'), Type.Literal('string'), Type.Literal('boolean'), Type.Literal('date'), Type.Literal('month')]),
+      description: Type.String(),
+      required: Type.Boolean(),
+      default: Type.Optional(ParamValue),
+      minimum: Type.Optional(Type.Integer()),
+      maximum: Type.Optional(Type.Integer()),
+      values: Type.Optional(Type.Array(Type.String())),
+    }),
+  ),
+  columns: Type.Array(Type.String()),
+});
+
+const ReportResult = Type.Object({
+  report: Type.String(),
+  parameters: Type.Record(Type.String(), ParamValue, { description: 'Every parameter as the report ran with it, defaults included' }),
+  columns: Type.Array(Type.String()),
+  rows: Type.Array(Type.Array(Type.Unknown()), { description: 'One array per row, in the order of columns' }),
+  rowCount: Type.Integer({ minimum: 0 }),
+});
+
+const base = { tag: 'Reports', access: { kind: 'workspace', minRole: 'viewer' }, params: WorkspacePath } as const;
+
+/**
+ * The saved reports: the list, and one GET per report whose query parameters are the report's own (from its
+ * header), so an unknown or invalid parameter is a 400 naming it and the OpenAPI document lists each one.
+ */
+export function reportRoutes(s: { reports: ReportService }): AnyRoute[] {
+  // The catalog itself, not the service: the route table is built without running service code.
+  const reports = reportCatalog();
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/reports', operationId: 'listReports',
+      summary: 'List the saved reports',
+      responses: { 200: { description: 'Every report, its parameters and columns', schema: Type.Object({ reports: Type.Array(ReportSummary) }) } },
+      handler: async ({ ctx, params }) => {
+        ctx.body = {
+          reports: reports.map((r) => ({
+            name: r.name,
+            title: r.title,
+            description: r.description,
+            path: `/api/v1/workspaces/${params.workspaceId}/reports/${r.name}`,
+            parameters: r.parameters.map((p) => ({
+              name: p.name,
+              type: p.type,
+              description: p.description,
+              required: !p.optional && p.default === undefined,
+              ...(p.default !== undefined ? { default: p.default } : {}),
+              ...(p.minimum !== undefined ? { minimum: p.minimum, maximum: p.maximum } : {}),
+              ...(p.values ? { values: p.values } : {}),
+            })),
+            columns: r.columns,
+          })),
+        };
+      },
+    }),
+    ...reports.map((report) =>
+      defineRoute({
+        ...base, method: 'get', path: `/api/v1/workspaces/:workspaceId/reports/${report.name}`,
+        operationId: `runReport${report.name.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase())}`,
+        summary: `Report: ${report.title}`,
+        description: `${report.description}\n\nColumns: ${report.columns.join(', ')}. Accept: text/csv gives CSV (lists as JSON).`,
+        query: report.querySchema,
+        responses: { 200: { description: 'The rows', schema: ReportResult, otherTypes: { [csvType]: 'CSV with a header row' } } },
+        handler: async ({ ctx, params, query }) => {
+          const result = await s.reports.run(params.workspaceId, report.name, query as Record<string, unknown>);
+          if (tabularFormat(ctx, ['json', 'csv']) === 'csv') return sendCsv(ctx, result.columns, result.rows);
+          ctx.body = result;
+        },
+      }),
+    ),
+  ];
+}

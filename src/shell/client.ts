@@ -1,0 +1,84 @@
+/**
+ * The terminal side of the analysts' endpoints: `npm run cypher` and `npm run cli -- report` talk to a running
+ * service over HTTP (so they work against a remote deployment too) and print tables, CSV or JSON.
+ */
+
+export type OutputFormat = 'table' | 'csv' | 'json';
+
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: { code?: string; detail?: string; position?: { line: number; column: number; offset: number } } | undefined,
+    text: string,
+  ) {
+    super(body?.detail ? `${body.code ?? status}: ${body.detail}` : `HTTP ${status}: ${text.slice(0, 500)}`);
+  }
+}
+
+/** The service could not be reached at all. */
+export class ServiceUnreachable extends Error {}
+
+export const apiUrl = () => (process.env.API_URL ?? 'http://localhost:3000').replace(/\/$/, '');
+
+/** One request; a problem answer becomes an ApiProblem. CSV is asked for with Accept and returned as text. */
+export async function call(method: string, path: string, token: string, options: { body?: unknown; csv?: boolean } = {}): Promise<{ json?: any; text: string }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: options.csv ? 'text/csv' : 'application/json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(`${apiUrl()}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  } catch (err) {
+    throw new ServiceUnreachable(`Cannot reach the service at ${apiUrl()} (set API_URL): ${(err as Error).message}`);
+  }
+  const text = await res.text();
+  const json = /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined;
+  if (!res.ok) throw new ApiProblem(res.status, json, text);
+  return { json, text };
+}
+
+/** `k=v` pairs: the value as JSON when it parses (numbers, booleans, lists), else as a string. */
+export function parseParams(pairs: string[]): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`--param takes name=value, got '${pair}'`);
+    const raw = pair.slice(at + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // a plain string
+    }
+    params[pair.slice(0, at)] = value;
+  }
+  return params;
+}
+
+const cellText = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** A plain-text table, each cell cut to `width` characters. */
+export function table(columns: string[], rows: unknown[][], width = 60): string {
+  const cut = (s: string) => (s.length > width ? `${s.slice(0, width - 1)}…` : s).replace(/\s+/g, ' ');
+  const cells = rows.map((row) => row.map((v) => cut(cellText(v))));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]?.length ?? 0)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join(' | ');
+  return [line(columns), widths.map((w) => '-'.repeat(w)).join('-+-'), ...cells.map(line)].join('\n');
+}
+
+/** Prints an answer of {columns, rows, …} in the chosen format (CSV answers come as text already). */
+export function render(format: OutputFormat, answer: { json?: any; text: string }, footer?: string): string {
+  if (format === 'csv') return answer.text.trimEnd();
+  if (format === 'json') return JSON.stringify(answer.json, null, 2);
+  const { columns, rows } = answer.json;
+  return `${table(columns, rows)}\n${footer ?? `(${rows.length} row${rows.length === 1 ? '' : 's'})`}`;
+}
+
+/** An error as a line (or, for a Cypher syntax error, the line of the query with a caret under the position). */
+export function describeError(err: unknown, query?: string): string {
+  if (err instanceof ApiProblem && err.body?.position && query) {
+    const { line, column } = err.body.position;
+    const text = query.split('\n')[line - 1] ?? '';
+    return `${err.message}\n  ${text}\n  ${' '.repeat(Math.max(0, column - 1))}^`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
