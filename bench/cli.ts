@@ -16,6 +16,9 @@ What is measured
   --diagnostics        everything: all scenarios (unless --scenarios names them), the raw driver in the
                        cost-against-size run, and the first requests after the API starts
   --cpu-prof           write a V8 CPU profile of each API process (read it with bench/profile-summary.ts)
+  --writes             instead of the above: the longest event-loop delay of the API process while the
+                       worst-case content of each bound of issue 28 is written, beside an ordinary write
+                       (target < 50 ms; own fresh Neo4j store under <data-dir>/writes; about 30 s)
 
 How long
   --duration S         measured seconds per scenario and client count (10), split over the rounds
@@ -60,6 +63,7 @@ export interface Options {
   apiDir: string;
   build: boolean;
   cpuProf: boolean;
+  writes: boolean;
 }
 
 export function parseOptions(argv = process.argv.slice(2)): Options {
@@ -82,6 +86,7 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
       'api-dir': { type: 'string', default: projectRoot },
       'no-build': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      writes: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -116,5 +121,6 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
     apiDir: path.resolve(values['api-dir']),
     build: !values['no-build'],
     cpuProf: values['cpu-prof'],
+    writes: values.writes,
   };
 }
