@@ -16,6 +16,9 @@ What is measured
   --diagnostics        everything: all scenarios (unless --scenarios names them), the raw driver in the
                        cost-against-size run, and the first requests after the API starts
   --cpu-prof           write a V8 CPU profile of each API process (read it with bench/profile-summary.ts)
+  --writes             instead of the above: the longest event-loop delay of the API process while the
+                       worst-case content of each bound of issue 28 is written, beside an ordinary write
+                       (target < 50 ms; own fresh Neo4j store under <data-dir>/writes; about 30 s)
 
 How long
   --duration S         measured seconds per scenario and client count (10), split over the rounds
@@ -67,6 +70,7 @@ export interface Options {
   cpuProf: boolean;
   reports: boolean;
   reportRuns: number;
+  writes: boolean;
 }
 
 export function parseOptions(argv = process.argv.slice(2)): Options {
@@ -91,6 +95,7 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
       'cpu-prof': { type: 'boolean', default: false },
       reports: { type: 'boolean', default: false },
       'report-runs': { type: 'string', default: '20' },
+      writes: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -127,5 +132,6 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
     cpuProf: values['cpu-prof'],
     reports: values.reports,
     reportRuns: Math.max(1, Math.round(num('report-runs', values['report-runs']))),
+    writes: values.writes,
   };
 }

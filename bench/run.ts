@@ -27,6 +27,7 @@ import { type RequestList, type Scenario, type Server, def, runsAt } from './sce
 import { type BaselineServer, Stack } from './stack.js';
 import { evaluate } from './targets.js';
 import { type LoadedWorkspace, ensureWorkspace, paths, requestLists } from './workspaces.js';
+import { TARGET_MS, runWrites, writeTable } from './writes.js';
 
 async function main(): Promise<void> {
   const opts: Options = parseOptions();
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   const logDir = path.join(opts.dataDir, 'logs', stamp);
   const profDir = opts.cpuProf ? path.join(resultsDir, `${stamp}-cpuprof`) : undefined;
   mkdirSync(resultsDir, { recursive: true });
+  if (opts.writes) return writesOnly(opts, { started, stamp, resultsDir, logDir });
   const stack = new Stack({ portFrom: opts.portFrom, logDir });
   process.once('SIGINT', () => void stack.stopAll().then(() => process.exit(130)));
   process.once('SIGTERM', () => void stack.stopAll().then(() => process.exit(143)));
@@ -220,6 +222,32 @@ async function main(): Promise<void> {
     await stack.stopAll();
     if (profDir) console.log(`CPU profiles of the API processes in ${path.relative(projectRoot, profDir)}`);
   }
+}
+
+/** `--writes`: the event-loop delay while the worst case of each bound of issue 28 is written (writes.ts). */
+async function writesOnly(opts: Options, run: { started: Date; stamp: string; resultsDir: string; logDir: string }): Promise<void> {
+  const machineInfo = machine();
+  console.log(`bench --writes: the longest event-loop delay of the API while each bound's worst case is written (target < ${TARGET_MS} ms)`);
+  console.log(`machine: ${machineInfo.nproc} CPUs (${machineInfo.cpuModel}), ${machineInfo.memoryGiB} GiB, node ${machineInfo.node}, load average ${machineInfo.loadAverageAtStart.join(' ')}`);
+  const checkout = prepareApiCheckout(opts.apiDir, opts.build);
+  console.log(`API under test: ${checkout.dir} at ${describeRevision(checkout.revision)}`);
+  const cpuProfDir = opts.cpuProf ? path.join(run.resultsDir, `${run.stamp}-cpuprof`) : undefined;
+  const results = await runWrites({ portFrom: opts.portFrom, dataDir: opts.dataDir, logDir: run.logDir, heap: opts.neo4jHeap, checkout, cpuProfDir });
+  if (cpuProfDir) console.log(`CPU profile of the API process in ${path.relative(projectRoot, cpuProfDir)}`);
+  const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+  console.log(['', `== event-loop delay while writing (${results.filter((r) => r.eventLoopMaxMs < TARGET_MS).length} of ${results.length} under ${TARGET_MS} ms)`, ...writeTable(results, false)].join('\n'));
+  const md = [
+    `API under test: ${checkout.isHarness ? 'this checkout' : `\`${checkout.dir}\``}, revision ${describeRevision(checkout.revision)}.`,
+    `Command: \`${command}\`, started ${run.started.toISOString()}.`,
+    `Machine: ${machineInfo.nproc} CPUs (${machineInfo.cpuModel}), ${machineInfo.memoryGiB} GiB, Node ${machineInfo.node}; load average ${machineInfo.loadAverageAtStart.join(' ')} at the start, ${loadAverage().join(' ')} at the end.`,
+    '',
+    '### Event-loop delay while writing',
+    '',
+    ...writeTable(results, true),
+  ];
+  const json = { startedAt: run.started.toISOString(), finishedAt: new Date().toISOString(), command, apiDir: checkout.dir, revision: checkout.revision, machine: { ...machineInfo, loadAverageAtEnd: loadAverage() }, targetMs: TARGET_MS, writes: results };
+  const jsonFile = writeResults(run.resultsDir, run.stamp, json, md);
+  console.log(`\nwrote ${path.relative(projectRoot, jsonFile)} and .md`);
 }
 
 main().catch((err) => {

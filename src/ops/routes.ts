@@ -83,6 +83,7 @@ export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics
       summary: 'Static files of the documentation page',
       params: Type.Object({ asset: Type.String() }),
       responses: { 200: { description: 'Static file' } },
+      errors: [404],
       handler: async ({ ctx, params }) => {
         const asset = swaggerAssets[params.asset];
         if (!asset) throw new AppError('not_found', 'No such file');
