@@ -28,6 +28,9 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   }
   if (bytes.length === 0) return {};
   if (!isUtf8(bytes)) throw invalidBody(`is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)} is the first that is not)`);
+  // A body far deeper than allowed is refused before JSON.parse builds all of it; one just past the bound is
+  // parsed, so that the walk below can name where it goes too deep.
+  if (nestingOf(bytes) > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
@@ -41,26 +44,50 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
 
 /**
  * The first thing in a parsed body that may not be stored, walked with an explicit stack (a deep value must
- * not be able to overflow the call stack of the check meant to refuse it).
+ * not be able to overflow the call stack of the check meant to refuse it). Paths are spelled only for a problem.
  */
 function shapeProblem(root: unknown): FieldError | undefined {
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value: root, path: '', depth: 0 }];
+  type Step = { value: unknown; key: string; parent?: Step; depth: number };
+  const pathOf = (step: Step | undefined): string => {
+    const keys: string[] = [];
+    for (let s = step; s?.parent; s = s.parent) keys.push(s.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+    return keys.length ? `/${keys.reverse().join('/')}` : '/';
+  };
+  const stack: Step[] = [{ value: root, key: '', depth: 0 }];
   while (stack.length > 0) {
-    const { value, path, depth } = stack.pop()!;
+    const step = stack.pop()!;
+    const { value, depth } = step;
     if (typeof value === 'string') {
-      if (!isWellFormed(value)) return { path: path || '/', message: 'holds a lone surrogate (not a Unicode character)' };
+      if (!isWellFormed(value)) return { path: pathOf(step), message: 'holds a lone surrogate (not a Unicode character)' };
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= maxJsonDepth) return { path: path || '/', message: `nests deeper than ${maxJsonDepth} levels` };
-    for (const [key, child] of Object.entries(value)) {
-      const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (key === '__proto__') return { path: at, message: 'is not an allowed key' };
-      if (!isWellFormed(key)) return { path: at, message: 'is a key holding a lone surrogate (not a Unicode character)' };
-      stack.push({ value: child, path: at, depth: depth + 1 });
+    if (depth >= maxJsonDepth) return { path: pathOf(step), message: `nests deeper than ${maxJsonDepth} levels` };
+    for (const key of Object.keys(value)) {
+      const child: Step = { value: (value as Record<string, unknown>)[key], key, parent: step, depth: depth + 1 };
+      if (key === '__proto__') return { path: pathOf(child), message: 'is not an allowed key' };
+      if (!isWellFormed(key)) return { path: pathOf(child), message: 'is a key holding a lone surrogate (not a Unicode character)' };
+      stack.push(child);
     }
   }
   return undefined;
+}
+
+/** The deepest nesting of objects and arrays in JSON text, counted on its bytes (brackets inside strings skipped). */
+function nestingOf(bytes: Buffer): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === 0x5c) i += 1;
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x7b || b === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (b === 0x7d || b === 0x5d) depth -= 1;
+  }
+  return deepest;
 }
 
 const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();

@@ -60,7 +60,8 @@ async function applyIdempotently(graph: GraphExecutor, statement: string): Promi
 }
 
 export async function migrate(graph: GraphExecutor, migrations = loadMigrations()): Promise<number[]> {
-  const rows = await graph.read('migrations/applied');
+  // Start-up may wait for the database as long as it takes: a request's read deadline does not apply.
+  const rows = await graph.runMigrationStatement(graph.text('migrations/applied'));
   const applied = new Map(rows.map((r) => [Number(r.version), String(r.checksum)]));
   const ran: number[] = [];
   for (const m of migrations) {

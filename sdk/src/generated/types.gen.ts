@@ -5867,6 +5867,10 @@ export type DocsAssetErrors = {
      * Invalid input (problem+json, with `errors` per field)
      */
     400: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
 };
 
 export type DocsAssetError = DocsAssetErrors[keyof DocsAssetErrors];
