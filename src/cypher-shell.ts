@@ -41,6 +41,9 @@ async function repl(token: string, s: Settings): Promise<void> {
   const rl = createInterface({ input: process.stdin, output: process.stdout, history, historySize: 1000, removeHistoryDuplicates: true, prompt: 'cypher> ' });
   process.stdout.write(`Connected to ${apiUrl()} (read-only). End a statement with ';'. :help for commands.\n`);
   let buffer: string[] = [];
+  // Piped input can end while a statement still runs; Node 24's readline refuses a prompt after that.
+  let closed = false;
+  rl.on('close', () => (closed = true));
   rl.prompt();
   for await (const line of rl) {
     const trimmed = line.trim();
@@ -71,6 +74,7 @@ async function repl(token: string, s: Settings): Promise<void> {
         }
       }
     }
+    if (closed) continue;
     rl.setPrompt(buffer.length > 0 ? '   ...> ' : 'cypher> ');
     rl.prompt();
   }
