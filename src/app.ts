@@ -8,6 +8,7 @@ import { observe } from './http/observability.js';
 import { buildOpenApi } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
 import { buildRouter } from './http/router.js';
+import { mcpHostGuard, mcpRoutes } from './mcp/routes.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { opsRoutes } from './ops/routes.js';
 import { playbookRoutes } from './playbooks/routes.js';
@@ -27,6 +28,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...retrievalRoutes(s),
     ...annotationRoutes(s),
     ...feedbackRoutes(s),
+    ...mcpRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {
     version: '1.0.0',
@@ -40,6 +42,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   const app = new Koa({ proxy: false });
   app.use(observe(s.logger, s.metrics));
   app.use(errorHandler(s.logger));
+  app.use(mcpHostGuard(s.config.mcp));
   for (const middleware of buildRouter(allRoutes(s), {
     gate: s.gate,
     idempotency: s.idempotency,

@@ -31,6 +31,11 @@ type Runner = Pick<GraphTx, 'run'>;
 export class NodeRepository {
   constructor(private readonly graph: GraphExecutor) {}
 
+  async idBySlug(workspaceId: string, slug: string): Promise<string | undefined> {
+    const [row] = await this.graph.read<{ id: string }>('nodes/id-by-slug', { workspaceId, slug });
+    return row?.id;
+  }
+
   /** Several statements in one write transaction, the workspace's graph locked first (see lock-workspace.cypher). */
   async inWorkspaceTx<R>(workspaceId: string, now: string, work: (tx: GraphTx) => Promise<R>): Promise<{ found: boolean; result?: R }> {
     return this.graph.writeTx(async (tx) => {

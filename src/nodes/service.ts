@@ -69,6 +69,14 @@ export class NodeService {
     }
   }
 
+  /** The id of a context node named by id or slug (ids carry an underscore, which no slug has); 404 for an unknown slug. */
+  async idOf(caller: Caller, idOrSlug: string): Promise<string> {
+    if (idOrSlug.includes('_')) return idOrSlug;
+    const id = await this.repo.idBySlug(caller.workspaceId, idOrSlug);
+    if (!id) throw notFound('Context node');
+    return id;
+  }
+
   async get(caller: Caller, nodeId: string): Promise<NodeDetail> {
     const detail = await this.repo.get(undefined, caller.workspaceId, nodeId);
     if (!detail) throw notFound('Context node');
