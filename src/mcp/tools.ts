@@ -118,13 +118,14 @@ export const tools: Tool[] = [
     title: 'Get a playbook bundle',
     description:
       'A playbook with its ranked linked context, for a run: nodes in reading order, each with the reason it is there. ' +
+      'Nodes are taken while they fit in maxTokens (default: the server’s MCP budget); what the budget cut is listed in omitted. ' +
       'Counts one retrieval against the workspace’s monthly quota.',
     input: BundleInput,
     output: BundleSchema,
     readOnly: true,
     run: async (s, call, args) => {
       const { playbook, ...rest } = valid<{ playbook: string } & Record<string, unknown>>(BundleInput, args);
-      const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest } as BundleQuery;
+      const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: rest.maxTokens ?? call.defaultMaxTokens } as BundleQuery;
       return retrieval(s, call, 'getBundle', '/context/bundle', query, () => s.retrieval.bundle(call.caller, query));
     },
   },
@@ -139,7 +140,7 @@ export const tools: Tool[] = [
     readOnly: true,
     run: async (s, call, args) => {
       const { playbook, ...rest } = valid<{ playbook: string } & Record<string, unknown>>(ManifestInput, args);
-      const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest } as ManifestQuery;
+      const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: rest.maxTokens ?? call.defaultMaxTokens } as ManifestQuery;
       return retrieval(s, call, 'getManifest', '/context/manifest', query, () => s.retrieval.manifest(call.caller, query));
     },
   },
@@ -162,9 +163,9 @@ export const tools: Tool[] = [
     input: FollowInput,
     output: FollowSchema,
     readOnly: true,
-    run: async (s, { caller }, args) => {
+    run: async (s, { caller, defaultMaxTokens }, args) => {
       const { node, ...query } = valid<{ node: string } & FollowQuery>(FollowInput, args);
-      return answer(await s.retrieval.follow(caller, await s.nodes.idOf(caller, node), query));
+      return answer(await s.retrieval.follow(caller, await s.nodes.idOf(caller, node), { ...query, maxTokens: query.maxTokens ?? defaultMaxTokens }));
     },
   },
   {

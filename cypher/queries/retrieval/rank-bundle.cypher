@@ -19,7 +19,9 @@
 //                   src/nodes/link-types.ts); reasonFromId = playbook or node that link comes from
 //                   (null for read-first); reasonDepth = hops from the playbook on that path (read-first = 1).
 //                   content is null unless $withContent; description/agentSummary always (manifest, mode=full);
-//                   approxTokens = ceil(characters of content / 4), for the manifest (content itself not sent).
+//                   approxTokens = ceil(characters of content / 4), for the manifest (content itself not sent);
+//                   tokenCount, descriptionTokenCount, agentSummaryTokenCount: the o200k token counts stored
+//                   when the node was written (null for a node the start-up backfill has not reached yet).
 //   omittedNodeIds  ids cut off by $maxNodes, in rank order (truncated = size(omittedNodeIds) > 0)
 //   rankedCount     number of ranked nodes after the changedSince filter (= size(nodes) + size(omittedNodeIds))
 //   playbook        {id, title, slug}; latestVersion {id, versionNumber, status} (highest number);
@@ -221,6 +223,8 @@ RETURN
     reasonFromId: r.best.fromId, reasonDepth: r.best.depth,
     content: CASE WHEN $withContent THEN r.node.content END,
     approxTokens: toInteger(ceil(size(coalesce(r.node.content, '')) / 4.0)),
+    tokenCount: r.node.tokenCount, descriptionTokenCount: r.node.descriptionTokenCount,
+    agentSummaryTokenCount: r.node.agentSummaryTokenCount,
     description: r.node.description, agentSummary: r.node.agentSummary
   }] AS nodes,
   [r IN cut | r.node.id] AS omittedNodeIds,
