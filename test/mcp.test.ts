@@ -1,4 +1,6 @@
 import http from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'chai';
 import { type TestWorkspace, addMember, createUser, createWorkspace, problem, request } from './support/api.js';
 import { env } from './support/harness.js';
@@ -195,5 +197,35 @@ describe('MCP over Streamable HTTP', function () {
     const same = await request('POST', w.path('/mcp'), { token: w.owner.key, body: initialize, headers: { ...mcpHeaders, origin: own.origin } });
     expect(same.status).to.equal(200);
     expect(same.body.result.serverInfo.name).to.equal('playbooks-context-service');
+  });
+});
+
+describe('MCP over stdio (playbooks-mcp)', function () {
+  this.timeout(120_000);
+
+  it('serves the same tools by calling the running service, with nothing but protocol on stdout', async () => {
+    const g = await graph();
+    const w = g.workspace;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/mcp/stdio.ts'],
+      env: { PATH: process.env.PATH ?? '', PLAYBOOKS_URL: env.service.url, PLAYBOOKS_API_KEY: w.owner.key, PLAYBOOKS_WORKSPACE: w.workspaceId },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk) => (stderr += chunk));
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    // A line on stdout that is not JSON-RPC would fail the connection or a call below.
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    expect(tools).to.have.length(9);
+    const before = await usage(w);
+    const bundle = await callOk(client, 'get_bundle', { playbook: g.playbookId });
+    expect(bundle.nodes.map((n: any) => n.id)).to.deep.equal([g.id.guide, g.id.detail]);
+    expect((await usage(w)) - before).to.equal(1);
+    expect((await callError(client, 'get_node', { node: 'no-such-node' })).code).to.equal('not_found');
+    await client.close();
+    expect(stderr).to.include('serving');
+    expect(stderr).not.to.include(w.owner.key);
   });
 });
