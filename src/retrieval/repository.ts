@@ -19,6 +19,8 @@ export interface RankedNode {
   reasonKind: Exclude<RelationshipType, 'SUPERSEDES'> | 'READ_FIRST';
   reasonFromId: string | null;
   reasonDepth: number;
+  /** Types of open outdated/incorrect feedback about the node, which demoted it; empty when none. */
+  reasonFeedback: string[];
   content: string | null;
   approxTokens: number;
   /** Stored o200k counts; null for a node the start-up backfill has not reached yet. */

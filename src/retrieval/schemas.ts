@@ -42,6 +42,9 @@ const Reason = Type.Object({
   kind: literals(['read-first', ...linkTypes.filter((t) => t !== 'supersedes')]),
   fromId: Nullable(Type.String({ description: 'The playbook or node the last link comes from; null for read-first' })),
   depth: Type.Integer({ description: 'Hops from the playbook on the best path (1 = linked straight from it; read-first nodes count as 1)' }),
+  openFeedback: Type.Optional(Type.Array(literals(['incorrect', 'outdated'] as const), {
+    description: 'Present when open feedback of these types flags the node: it then ranks after every unflagged node (with superseded ones) until the feedback is resolved or dismissed',
+  })),
 });
 
 const rankedFields = {

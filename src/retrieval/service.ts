@@ -148,7 +148,12 @@ function nodeView(n: RankedNode, mode: Mode | 'manifest') {
     edgeCaseOnly: n.edgeCaseOnly,
     updatedAt: n.updatedAt,
     score: n.score,
-    reason: { kind: n.reasonKind === 'READ_FIRST' ? 'read-first' : linkTypeParams.linkTypeOf[n.reasonKind], fromId: n.reasonFromId, depth: n.reasonDepth },
+    reason: {
+      kind: n.reasonKind === 'READ_FIRST' ? 'read-first' : linkTypeParams.linkTypeOf[n.reasonKind],
+      fromId: n.reasonFromId,
+      depth: n.reasonDepth,
+      ...(n.reasonFeedback.length > 0 ? { openFeedback: n.reasonFeedback } : {}),
+    },
   };
   switch (mode) {
     case 'summary':
