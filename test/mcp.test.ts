@@ -200,6 +200,53 @@ describe('MCP over Streamable HTTP', function () {
   });
 });
 
+describe('MCP resources and prompts', function () {
+  this.timeout(120_000);
+
+  async function approved() {
+    const g = await graph();
+    const w = g.workspace;
+    const playbook = await getPlaybook(w, w.owner.key, g.playbookId);
+    const approve = await request('PATCH', w.path(`/playbooks/${g.playbookId}/versions/${playbook.versions[0].id}/approve`), { token: w.owner.key });
+    expect(approve.status).to.equal(200);
+    return { g, w, slug: playbook.slug as string };
+  }
+
+  it('lists approved playbooks and live nodes as resources with a cursor, and reads them as markdown', async () => {
+    const { g, w, slug } = await approved();
+    const client = await mcpClient(w);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).to.deep.equal(['playbook://{slug}', 'node://{slug}']);
+    const first = await client.listResources();
+    expect(first.resources.map((r) => r.uri)).to.deep.equal([`playbook://${slug}`]);
+    expect(first.nextCursor).to.be.a('string');
+    const second = await client.listResources({ cursor: first.nextCursor });
+    expect(second.resources.map((r) => r.uri)).to.have.members([`node://${g.node.guide.slug}`, `node://${g.node.detail.slug}`]);
+    expect(second.nextCursor).to.equal(undefined);
+    const playbook = await client.readResource({ uri: `playbook://${slug}` });
+    expect((playbook.contents[0] as any).text).to.include('Do the thing');
+    const node = await client.readResource({ uri: `node://${g.node.guide.slug}` });
+    expect((node.contents[0] as any).text).to.include('How to do the thing, step by step.');
+    const missing = await client.readResource({ uri: 'node://no-such-node' }).catch((err) => err);
+    expect(missing.code).to.equal(-32002);
+    await client.close();
+  });
+
+  it('offers each approved playbook as a prompt: its instructions and its bundle (one retrieval counted)', async () => {
+    const { g, w, slug } = await approved();
+    const client = await mcpClient(w);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).to.deep.equal([slug]);
+    const before = await usage(w);
+    const prompt = await client.getPrompt({ name: slug });
+    expect((prompt.messages[0].content as any).text).to.include('Do the thing');
+    const bundle = JSON.parse((prompt.messages[1].content as any).text.split('\n\n').slice(1).join('\n\n'));
+    expect(bundle.nodes.map((n: any) => n.id)).to.deep.equal([g.id.guide, g.id.detail]);
+    expect((await usage(w)) - before).to.equal(1);
+    await client.close();
+  });
+});
+
 describe('MCP over stdio (playbooks-mcp)', function () {
   this.timeout(120_000);
 

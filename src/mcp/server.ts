@@ -1,7 +1,20 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
+import { getPrompt, listPrompts, listResources, readResource, resourceTemplates } from './resources.js';
 import { type ToolCall, type ToolServices, tools } from './tools.js';
 
 export const serverInfo = { name: 'playbooks-context-service', version: '0.1.0' };
@@ -41,10 +54,32 @@ export async function callTool(s: ToolServices, call: ToolCall, name: string, ar
   }
 }
 
+/**
+ * Resources and prompts have no isError result: a failure is a JSON-RPC error carrying the REST code in its data
+ * (a missing resource is the protocol's -32002).
+ */
+async function protocolErrors<T>(logger: Logger, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof AppError)) {
+      logger.error({ err }, 'MCP request failed');
+      throw new McpError(ErrorCode.InternalError, 'Internal server error');
+    }
+    const code = err.code === 'not_found' ? -32002 : err.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidParams;
+    throw new McpError(code, err.message, { code: err.code });
+  }
+}
+
 /** One MCP server for one caller (the HTTP transport is stateless: a server per request). */
 export function mcpServerFor(s: ToolServices, call: ToolCall, logger: Logger): Server {
-  const server = new Server(serverInfo, { capabilities: { tools: {} } });
+  const server = new Server(serverInfo, { capabilities: { tools: {}, resources: {}, prompts: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(s, call, request.params.name, request.params.arguments, logger));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates }));
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => protocolErrors(logger, () => listResources(s, call, request.params?.cursor)));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => protocolErrors(logger, () => readResource(s, call, request.params.uri)));
+  server.setRequestHandler(ListPromptsRequestSchema, () => protocolErrors(logger, () => listPrompts(s, call)));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => protocolErrors(logger, () => getPrompt(s, call, request.params.name)));
   return server;
 }

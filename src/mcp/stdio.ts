@@ -9,7 +9,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const log = (message: string) => process.stderr.write(`playbooks-mcp: ${message}\n`);
 
@@ -33,6 +42,11 @@ async function main(): Promise<void> {
   server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
   // Passed through as they come (tool errors included): the service validated and answered them.
   server.setRequestHandler(CallToolRequestSchema, (request) => upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema));
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => upstream.listResources(request.params));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request) => upstream.listResourceTemplates(request.params));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => upstream.readResource(request.params));
+  server.setRequestHandler(ListPromptsRequestSchema, (request) => upstream.listPrompts(request.params));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => upstream.getPrompt(request.params));
   server.onclose = () => void upstream.close();
   await server.connect(new StdioServerTransport());
   log(`serving ${endpoint.origin}${endpoint.pathname} over stdio`);

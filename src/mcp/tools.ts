@@ -100,6 +100,13 @@ async function retrieval(s: ToolServices, call: ToolCall, operationId: string, r
   }
 }
 
+/** get_bundle: also the bundle of a prompt. */
+export async function bundleFor(s: ToolServices, call: ToolCall, args: unknown): Promise<ToolAnswer> {
+  const { playbook, ...rest } = valid<{ playbook: string } & Record<string, unknown>>(BundleInput, args);
+  const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: rest.maxTokens ?? call.defaultMaxTokens } as BundleQuery;
+  return retrieval(s, call, 'getBundle', '/context/bundle', query, () => s.retrieval.bundle(call.caller, query));
+}
+
 /** Validates arguments with the same ajv as a REST body: a bad argument is invalid_request, before anything runs. */
 const valid = <T>(schema: TObject, args: unknown): T => validatePart<T>(schema, structuredClone(args ?? {}), 'body');
 
@@ -123,11 +130,7 @@ export const tools: Tool[] = [
     input: BundleInput,
     output: BundleSchema,
     readOnly: true,
-    run: async (s, call, args) => {
-      const { playbook, ...rest } = valid<{ playbook: string } & Record<string, unknown>>(BundleInput, args);
-      const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: rest.maxTokens ?? call.defaultMaxTokens } as BundleQuery;
-      return retrieval(s, call, 'getBundle', '/context/bundle', query, () => s.retrieval.bundle(call.caller, query));
-    },
+    run: (s, call, args) => bundleFor(s, call, args),
   },
   {
     name: 'get_manifest',
