@@ -67,6 +67,7 @@ const oddBodies = ['', '{', '[]', 'null', '"x"', '1', '{"__proto__":{"x":1}}', '
 const basesRefusedByDesign = new Set([
   'createPlaybookVersion', // content or basedOnVersionId: one of the two, checked by the service
   'createNodeLink', // the fixture's link is already there: 409
+  'mcp', // the sweep sends no Accept: application/json, text/event-stream, which Streamable HTTP requires: 406
 ]);
 
 const encode = (v: string) => (/%[0-9A-F]{2}/.test(v) ? v : encodeURIComponent(v));

@@ -83,9 +83,9 @@ export function mcpRoutes(s: ToolServices & { config: Config; logger: Logger }):
       responses: {
         200: { description: 'The JSON-RPC response', schema: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage)]) },
         202: { description: 'Accepted: the message was a notification or a response' },
-        406: { description: 'The Accept header must list application/json and text/event-stream (JSON-RPC error)', schema: JsonRpcMessage },
       },
-      errors: [403],
+      // 406 not_acceptable: the Accept header must list application/json and text/event-stream.
+      errors: [403, 406],
       handler: async ({ ctx, caller, body }) => {
         const call = { caller, token: bearer(ctx)!, defaultMaxTokens: s.config.mcp.defaultMaxTokens };
         const server = mcpServerFor(s, call, s.logger);
@@ -95,8 +95,13 @@ export function mcpRoutes(s: ToolServices & { config: Config; logger: Logger }):
         try {
           const request = new Request(`http://localhost${ctx.path}`, { method: 'POST', headers: headersOf(ctx) });
           const response = await transport.handleRequest(request, { parsedBody: body });
-          ctx.status = response.status;
           const text = await response.text();
+          // The transport's own refusals (Accept, protocol version) become problems like every other error.
+          if (response.status >= 400) {
+            const message = (text && (JSON.parse(text) as { error?: { message?: string } }).error?.message) || 'The MCP request was refused';
+            throw new AppError(response.status === 406 ? 'not_acceptable' : 'invalid_request', message);
+          }
+          ctx.status = response.status;
           const type = response.headers.get('content-type');
           if (type) ctx.type = type;
           if (text) ctx.body = JSON.parse(text);
