@@ -9,6 +9,7 @@ import { observe } from './http/observability.js';
 import { buildOpenApi } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
 import { buildRouter } from './http/router.js';
+import { mcpHostGuard, mcpRoutes } from './mcp/routes.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { opsRoutes } from './ops/routes.js';
 import { playbookRoutes } from './playbooks/routes.js';
@@ -31,6 +32,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...feedbackRoutes(s),
     ...reportRoutes(s),
     ...analystRoutes(s),
+    ...mcpRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {
     version: '1.0.0',
@@ -44,6 +46,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   const app = new Koa({ proxy: false });
   app.use(observe(s.logger, s.metrics));
   app.use(errorHandler(s.logger));
+  app.use(mcpHostGuard(s.config.mcp));
   for (const middleware of buildRouter(allRoutes(s), {
     gate: s.gate,
     idempotency: s.idempotency,

@@ -28,6 +28,12 @@ export interface Config {
   /** Where the self-started Neo4j and Redis keep their data. */
   dataDir: string;
   shutdownGraceMs: number;
+  /**
+   * The MCP endpoint. allowedHosts: Host names accepted on a connection that arrives on a loopback address
+   * (besides localhost, 127.0.0.1 and [::1]), `*` for any; allowedOrigins: browser origins accepted besides the
+   * request's own; defaultMaxTokens: the token budget of a retrieval tool call that names none.
+   */
+  mcp: { allowedHosts: string[]; allowedOrigins: string[]; defaultMaxTokens: number };
 }
 
 const intString = { type: 'string', pattern: '^[0-9]+$' } as const;
@@ -56,8 +62,14 @@ const envSchema = {
     BUNDLE_CACHE_MAX_BYTES: intString,
     DATA_DIR: { type: 'string', minLength: 1 },
     SHUTDOWN_GRACE_MS: intString,
+    MCP_ALLOWED_HOSTS: { type: 'string', pattern: '^[^\\s]+$' },
+    MCP_ALLOWED_ORIGINS: { type: 'string', pattern: '^[^\\s]+$' },
+    MCP_DEFAULT_MAX_TOKENS: intString,
   },
 } as const;
+
+/** A comma-separated list, lower-cased, empty entries dropped. */
+const list = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
 
 export class ConfigError extends Error {}
 
@@ -103,5 +115,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir: relevant.DATA_DIR ?? 'data',
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000),
+    mcp: {
+      allowedHosts: list(relevant.MCP_ALLOWED_HOSTS),
+      allowedOrigins: list(relevant.MCP_ALLOWED_ORIGINS),
+      defaultMaxTokens: int('MCP_DEFAULT_MAX_TOKENS', 8_000),
+    },
   };
 }

@@ -12,6 +12,7 @@ export const errorCodes = {
   query_refused: { status: 403, title: 'Query refused' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  not_acceptable: { status: 406, title: 'Not acceptable' },
   version_not_draft: { status: 409, title: 'Version is not a draft' },
   slug_taken: { status: 409, title: 'Slug already taken' },
   duplicate_link: { status: 409, title: 'Link already exists' },

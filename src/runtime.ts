@@ -88,6 +88,8 @@ export async function startService(
     // Only an optimisation: a warm-up that fails leaves the first requests to plan the statements.
     await services.retrieval.warmUp().catch((err) => logger.warn({ err: (err as Error).message }, 'warm-up failed'));
     await redis.connect();
+    const counted = await services.nodes.backfillTokenCounts();
+    if (counted > 0) logger.info({ nodes: counted }, 'stored token counts on nodes written before they were counted');
   } catch (err) {
     await driver.close();
     await untrustedDriver.close();

@@ -64,7 +64,7 @@ describe('retrieval', () => {
         latestVersion: { id: v2, versionNumber: 2, status: 'draft' },
         activeVersion: { id: v1, versionNumber: 1, status: 'approved', content: active.content, changeNote: active.changeNote },
       });
-      expect(Object.keys(body)).to.have.members(['playbook', 'nodes', 'annotations', 'truncated', 'omittedNodeIds']);
+      expect(Object.keys(body)).to.have.members(['playbook', 'nodes', 'annotations', 'truncated', 'omittedNodeIds', 'omitted', 'tokenCount']);
       expect(namesOf(g, body)).to.deep.equal(['b', 'c', 'a']); // a is superseded by c
       for (const n of body.nodes) {
         expect(Object.keys(n)).to.include.members(baseNodeKeys);
@@ -312,7 +312,7 @@ describe('retrieval', () => {
       expect(namesOf(g, body)).to.deep.equal(['req', 'ref2', 'ref', 'rel', 'idx', 'old', 'sup']);
       expect(body.nodes[0]).to.deep.equal({
         id: g.id.req, slug: g.node.req.slug, title: 'req', nodeType: 'reference', importance: 0,
-        linkType: 'requires', depth: 1, path: [g.id.s, g.id.req], score: 14_999_000,
+        linkType: 'requires', depth: 1, path: [g.id.s, g.id.req], score: 14_999_000, tokenCount: 0,
       });
       const linkType = Object.fromEntries(body.nodes.map((n: any) => [g.name[n.id], n.linkType]));
       expect(linkType).to.deep.equal({

@@ -35,6 +35,7 @@ export class FeedbackService {
       updatedAt: now,
     });
     if (!feedback) throw notFound(targetNames[input.targetType]);
+    await this.rankingChanged(caller.workspaceId, feedback);
     return feedback;
   }
 
@@ -55,7 +56,15 @@ export class FeedbackService {
     const note = input.resolutionNote === undefined ? undefined : { value: input.resolutionNote };
     const feedback = await this.repo.triage(caller.workspaceId, feedbackId, input.status, note, this.now());
     if (!feedback) throw notFound('Feedback');
+    await this.rankingChanged(caller.workspaceId, feedback);
     return feedback;
+  }
+
+  /** Open outdated/incorrect feedback about a node demotes it in bundles: a change to it is a graph change. */
+  private async rankingChanged(workspaceId: string, feedback: Feedback): Promise<void> {
+    if (feedback.targetType === 'context_node' && ['outdated', 'incorrect'].includes(feedback.feedbackType)) {
+      await this.deps.gate.graphChanged(workspaceId);
+    }
   }
 
   private now(): string {

@@ -157,6 +157,23 @@ export class RequestGate {
     }
   }
 
+  /**
+   * Counts one retrieval (bundle, manifest) made inside a request the gate already admitted: an MCP tool call,
+   * where one POST may carry any tool. One round trip like admit's (shared with the event-loop turn), which
+   * counts the quota and reads the current graph generation; the request itself was already rate-limited.
+   * Past the limit it throws quota_exceeded, as a metered route would.
+   */
+  async meter(token: string, caller: Caller): Promise<Omit<Admission, 'caller'> & { quota: QuotaTicket }> {
+    const { workspaceId } = caller;
+    const now = this.deps.clock();
+    const reading = (await this.read(hashKey(token), workspaceId, true, now, false))!;
+    if (reading.revoked) {
+      if (reading.quota.state === 'ok') await this.refund(workspaceId, periodOf(now));
+      throw unauthorized();
+    }
+    return { generation: reading.generation, quota: this.ticket(reading, workspaceId, now, caller.principal) };
+  }
+
   /** The principal behind a valid API key, or undefined (the admin API tells a valid key, 403, from any other, 401). */
   async identify(token: string): Promise<Principal | undefined> {
     return keyKind(token) ? this.repo.principal(hashKey(token)) : undefined;
@@ -306,9 +323,9 @@ export class RequestGate {
   }
 
   /** The gate round trip for one request, seeding a missing quota limit or counter from Neo4j first. */
-  private async read(keyHash: string, workspaceId: string, metered: boolean, now: Date): Promise<GateReading | undefined> {
+  private async read(keyHash: string, workspaceId: string, metered: boolean, now: Date, rateLimited = true): Promise<GateReading | undefined> {
     const period = periodOf(now);
-    const minute = this.deps.rateLimitPerKeyPerMinute ? Math.floor(now.getTime() / 60_000) : undefined;
+    const minute = rateLimited && this.deps.rateLimitPerKeyPerMinute ? Math.floor(now.getTime() / 60_000) : undefined;
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
         const reading = await this.roundTrip.read({ keyHash, workspaceId, metered, period, minute });

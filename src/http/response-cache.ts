@@ -43,6 +43,25 @@ export class ResponseCache {
     return `"${hash('sha256', key, 'base64url').slice(0, 32)}"`;
   }
 
+  /**
+   * The entry of an answer and its ETag: the one lookup the REST router and the MCP tools share. `audience` is
+   * the caller when the answer depends on who asks. A hit carries its ETag; a miss derives it from the key
+   * (hashed only then).
+   */
+  lookup(parts: { generation: string; operationId: string; path: string; query: Record<string, unknown>; audience?: { kind: string; id: string } }): { key: string; hit?: CachedAnswer; etag: string } {
+    const { audience, ...rest } = parts;
+    const key = ResponseCache.keyOf({ ...rest, audience: audience ? `${audience.kind}:${audience.id}` : undefined });
+    const hit = this.get(key);
+    return { key, hit, etag: hit?.etag ?? ResponseCache.etagOf(key) };
+  }
+
+  /** Keeps an answer's bytes under its key (see lookup) and returns them. */
+  keep(key: string, etag: string, body: unknown): Buffer {
+    const bytes = Buffer.from(JSON.stringify(body));
+    this.set(key, { body: bytes, etag });
+    return bytes;
+  }
+
   get(key: string): CachedAnswer | undefined {
     const found = this.lru?.get(key);
     if (found) this.hits += 1;

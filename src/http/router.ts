@@ -23,7 +23,8 @@ export interface RouterDeps {
   validateResponses?: boolean;
 }
 
-function bearer(ctx: Context): string | undefined {
+/** The key of `Authorization: Bearer <key>`, if any. */
+export function bearer(ctx: Context): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
   return match?.[1];
 }
@@ -130,11 +131,8 @@ async function claimIdempotencyKey(ctx: Context, route: AnyRoute, store: Idempot
  */
 async function cached(ctx: Context, route: AnyRoute, cache: ResponseCache, admission: Admission, query: Record<string, unknown>, handler: () => Promise<void>) {
   const { caller, generation } = admission;
-  const audience = route.cache!.perCaller?.(query) ? `${caller.principal.kind}:${caller.principal.id}` : undefined;
-  const key = ResponseCache.keyOf({ generation: generation!, operationId: route.operationId, path: ctx.path, query, audience });
-  const hit = cache.get(key);
-  // A hit carries its ETag; a miss derives it from the key (hashed only then).
-  const etag = hit?.etag ?? ResponseCache.etagOf(key);
+  const audience = route.cache!.perCaller?.(query) ? caller.principal : undefined;
+  const { key, hit, etag } = cache.lookup({ generation: generation!, operationId: route.operationId, path: ctx.path, query, audience });
   // fresh (Koa's own) is asked with If-None-Match alone: fetch adds Cache-Control: no-cache to every conditional
   // request, which ctx.fresh takes for a forced reload (a shared cache's rule; this is the origin).
   const fresh = () => isFresh({ 'if-none-match': ctx.get('if-none-match') }, { etag });
@@ -150,8 +148,7 @@ async function cached(ctx: Context, route: AnyRoute, cache: ResponseCache, admis
   await handler();
   const body = ctx.body;
   if (ctx.status !== 200 || !body || Buffer.isBuffer(body) || !(route.cache!.when?.(body, caller) ?? true)) return;
-  const bytes = Buffer.from(JSON.stringify(body));
-  cache.set(key, { body: bytes, etag });
+  const bytes = cache.keep(key, etag, body);
   answer(fresh() ? undefined : bytes);
 }
 

@@ -1,3 +1,4 @@
+import type { TokenCounts } from './token-count.js';
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
 import { type LinkType, linkTypeParams, relationshipTypeOf } from './link-types.js';
 import type { ContextNode, NodeDetail, NodeStatus, NodeType, SourceType } from './schemas.js';
@@ -31,6 +32,20 @@ type Runner = Pick<GraphTx, 'run'>;
 export class NodeRepository {
   constructor(private readonly graph: GraphExecutor) {}
 
+  /** Up to `limit` nodes (any workspace) without stored token counts, with the texts to count. */
+  async withoutTokenCounts(limit: number) {
+    return this.graph.read<{ workspaceId: string; id: string; content: string | null; description: string | null; agentSummary: string | null }>('nodes/without-token-counts', { limit });
+  }
+
+  async setTokenCounts(rows: ({ workspaceId: string; id: string } & TokenCounts)[]): Promise<void> {
+    await this.graph.write('nodes/set-token-counts', { rows });
+  }
+
+  async idBySlug(workspaceId: string, slug: string): Promise<string | undefined> {
+    const [row] = await this.graph.read<{ id: string }>('nodes/id-by-slug', { workspaceId, slug });
+    return row?.id;
+  }
+
   /** Several statements in one write transaction, the workspace's graph locked first (see lock-workspace.cypher). */
   async inWorkspaceTx<R>(workspaceId: string, now: string, work: (tx: GraphTx) => Promise<R>): Promise<{ found: boolean; result?: R }> {
     return this.graph.writeTx(async (tx) => {
@@ -44,8 +59,8 @@ export class NodeRepository {
     return (await tx.run('nodes/taken-slugs', { workspaceId, base })) as { id: string; slug: string }[];
   }
 
-  async create(tx: Runner, workspaceId: string, node: ContextNode): Promise<void> {
-    await tx.run('nodes/create', { workspaceId, node });
+  async create(tx: Runner, workspaceId: string, node: ContextNode, counts: TokenCounts): Promise<void> {
+    await tx.run('nodes/create', { workspaceId, node: { ...node, ...counts } });
   }
 
   async update(tx: Runner, workspaceId: string, nodeId: string, changes: Record<string, unknown>, now: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
+import { countTokens, tokenCountsOf } from './token-count.js';
 import { slugify } from '../http/slug.js';
 import { newId } from '../infra/ids.js';
 import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
@@ -54,7 +55,8 @@ export class NodeService {
             updatedAt: now,
             archivedAt: null,
           };
-          await this.repo.create(tx, ws, node);
+          // Token counts are stored beside the texts (not part of the API's node), so retrieval never tokenizes.
+          await this.repo.create(tx, ws, node, tokenCountsOf(node));
           await this.syncWikilinks(tx, ws, node.id, node.content, now);
           await this.resolveWikilinksTo(tx, ws, node.id, now);
           return (await this.repo.get(tx, ws, node.id))!;
@@ -67,6 +69,30 @@ export class NodeService {
         if (attempt >= 3) throw err;
       }
     }
+  }
+
+  /**
+   * Stores token counts on the nodes written before counting existed. Runs once at start-up, after the
+   * migrations: Cypher cannot tokenize, so this is the migration's TypeScript half. Each batch's workspaces
+   * get a new graph generation (cached answers without the counts are not served again).
+   */
+  async backfillTokenCounts(batchSize = 500): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const rows = await this.repo.withoutTokenCounts(batchSize);
+      if (rows.length === 0) return done;
+      await this.repo.setTokenCounts(rows.map((row) => ({ workspaceId: row.workspaceId, id: row.id, ...tokenCountsOf(row) })));
+      for (const workspaceId of new Set(rows.map((row) => row.workspaceId))) await this.deps.gate.graphChanged(workspaceId);
+      done += rows.length;
+    }
+  }
+
+  /** The id of a context node named by id or slug (ids carry an underscore, which no slug has); 404 for an unknown slug. */
+  async idOf(caller: Caller, idOrSlug: string): Promise<string> {
+    if (idOrSlug.includes('_')) return idOrSlug;
+    const id = await this.repo.idBySlug(caller.workspaceId, idOrSlug);
+    if (!id) throw notFound('Context node');
+    return id;
   }
 
   async get(caller: Caller, nodeId: string): Promise<NodeDetail> {
@@ -84,6 +110,9 @@ export class NodeService {
         const current = await this.repo.get(tx, ws, nodeId);
         if (!current) throw notFound('Context node');
         const changes: Record<string, unknown> = { ...input };
+        if (input.content !== undefined) changes.tokenCount = countTokens(input.content);
+        if (input.description !== undefined) changes.descriptionTokenCount = countTokens(input.description);
+        if (input.agentSummary !== undefined) changes.agentSummaryTokenCount = countTokens(input.agentSummary);
         const slugChanged = input.slug !== undefined && input.slug !== current.slug;
         if (slugChanged) await this.allocateSlug(tx, ws, current.title, input.slug, nodeId);
         await this.repo.update(tx, ws, nodeId, changes, now);

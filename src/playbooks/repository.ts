@@ -85,6 +85,11 @@ function toDetail(row: Row): PlaybookDetail {
 export class PlaybookRepository {
   constructor(private readonly graph: GraphExecutor) {}
 
+  async idBySlug(workspaceId: string, slug: string): Promise<string | undefined> {
+    const [row] = await this.graph.read<{ id: string }>('playbooks/id-by-slug', { workspaceId, slug });
+    return row?.id;
+  }
+
   async list(workspaceId: string, filter: ListFilter): Promise<{ total: number; playbooks: PlaybookSummary[] }> {
     const [row] = await this.graph.read('playbooks/list', { workspaceId, ...filter });
     return { total: row.total, playbooks: row.playbooks.map(toSummary) };

@@ -96,6 +96,14 @@ export class PlaybookService {
     }
   }
 
+  /** The id of a playbook named by id or slug (ids carry an underscore, which no slug has); 404 for an unknown slug. */
+  async idOf(caller: Caller, idOrSlug: string): Promise<string> {
+    if (idOrSlug.includes('_')) return idOrSlug;
+    const id = await this.repo.idBySlug(caller.workspaceId, idOrSlug);
+    if (!id) throw notFound('Playbook');
+    return id;
+  }
+
   /** The playbook, from its own workspace or, when parent_readonly, from the parent workspace. */
   async get(caller: Caller, playbookId: string): Promise<PlaybookDetail> {
     const found = await this.repo.get(caller.workspaceId, playbookId);

@@ -19,8 +19,14 @@ export interface RankedNode {
   reasonKind: Exclude<RelationshipType, 'SUPERSEDES'> | 'READ_FIRST';
   reasonFromId: string | null;
   reasonDepth: number;
+  /** Types of open outdated/incorrect feedback about the node, which demoted it; empty when none. */
+  reasonFeedback: string[];
   content: string | null;
   approxTokens: number;
+  /** Stored o200k counts; null for a node the start-up backfill has not reached yet. */
+  tokenCount: number | null;
+  descriptionTokenCount: number | null;
+  agentSummaryTokenCount: number | null;
   description: string;
   agentSummary: string | null;
 }
@@ -80,8 +86,8 @@ export class RetrievalRepository {
     return rows.map((r) => r.link);
   }
 
-  async follow(params: { workspaceId: string; nodeId: string; linkTypes: RelationshipType[] | null; direction: string; depth: number; maxNodes: number }): Promise<FollowResult | undefined> {
-    const [row] = await this.graph.read<FollowResult>('retrieval/follow', { ...params, ...linkTypeParams });
+  async follow(params: { workspaceId: string; nodeId: string; linkTypes: RelationshipType[] | null; direction: string; depth: number; maxNodes: number }): Promise<Omit<FollowResult, 'omitted' | 'tokenCount'> | undefined> {
+    const [row] = await this.graph.read<Omit<FollowResult, 'omitted' | 'tokenCount'>>('retrieval/follow', { ...params, ...linkTypeParams });
     return row;
   }
 

@@ -7,6 +7,13 @@ import { VersionStatus } from '../playbooks/schemas.js';
 const maxNodes = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Hard cap on returned nodes; what it cuts is listed in omittedNodeIds' });
 const depth = Type.Integer({ minimum: 1, maximum: 5, default: 2, description: 'Hops from the playbook any link type may take; requires links are followed at any depth' });
 const changedSince = Type.String({ format: 'date-time', description: 'Keep only ranked nodes updated after this moment (the ranking is unchanged)' });
+const maxTokens = Type.Integer({
+  minimum: 1,
+  maximum: 10_000_000,
+  description:
+    'Token budget (o200k_base) of the node texts the answer carries: nodes are taken in rank order while they fit; the first that does not ' +
+    'fit and every node after it are listed in omitted with reason max-tokens. Absent: no budget',
+});
 const includeAnnotations = Type.Boolean({ default: true, description: 'Add the annotations the caller may see on the playbook, its versions and the returned nodes' });
 
 export const BundleQuery = Strict(
@@ -20,12 +27,13 @@ export const BundleQuery = Strict(
     depth,
     includeAnnotations,
     changedSince: Type.Optional(changedSince),
+    maxTokens: Type.Optional(maxTokens),
   },
   { required: ['playbookId'] },
 );
 
 export const ManifestQuery = Strict(
-  { playbookId: Id('The playbook'), maxNodes, depth, includeAnnotations, changedSince: Type.Optional(changedSince) },
+  { playbookId: Id('The playbook'), maxNodes, depth, includeAnnotations, changedSince: Type.Optional(changedSince), maxTokens: Type.Optional(maxTokens) },
   { required: ['playbookId'] },
 );
 
@@ -34,6 +42,9 @@ const Reason = Type.Object({
   kind: literals(['read-first', ...linkTypes.filter((t) => t !== 'supersedes')]),
   fromId: Nullable(Type.String({ description: 'The playbook or node the last link comes from; null for read-first' })),
   depth: Type.Integer({ description: 'Hops from the playbook on the best path (1 = linked straight from it; read-first nodes count as 1)' }),
+  openFeedback: Type.Optional(Type.Array(literals(['incorrect', 'outdated'] as const), {
+    description: 'Present when open feedback of these types flags the node: it then ranks after every unflagged node (with superseded ones) until the feedback is resolved or dismissed',
+  })),
 });
 
 const rankedFields = {
@@ -61,6 +72,7 @@ const ManifestNode = Type.Object({
   agentSummary: Nullable(Type.String()),
   description: Type.String(),
   approxTokens: Type.Integer({ description: 'Characters of content / 4, rounded up' }),
+  tokenCount: Type.Integer({ description: 'Tokens (o200k_base) of the content, counted when the node was written' }),
 });
 
 const PlaybookHead = Type.Object({
@@ -73,11 +85,21 @@ const PlaybookHead = Type.Object({
   ),
 });
 
+const Omitted = Type.Array(
+  Type.Object({ id: Type.String(), reason: literals(['max-nodes', 'max-tokens'] as const) }),
+  { description: 'Ranked nodes left out, in rank order, with what cut them: maxNodes or the maxTokens budget' },
+);
+const tokenCount = Type.Integer({
+  description: 'Tokens (o200k_base) of the node texts the answer carries: content (standard), agentSummary or description (summary), all three (full, manifest: description and agentSummary)',
+});
+
 const retrievalFields = {
   playbook: PlaybookHead,
   annotations: Type.Array(AnnotationSchema),
   truncated: Type.Boolean(),
-  omittedNodeIds: Type.Array(Type.String()),
+  omittedNodeIds: Type.Array(Type.String(), { description: 'The ids of omitted, in the same order' }),
+  omitted: Omitted,
+  tokenCount,
 };
 
 const LinkAmong = Type.Object({ id: Type.String(), sourceId: Type.String(), targetId: Type.String(), linkType: LinkTypeSchema });
@@ -95,6 +117,7 @@ export const FollowQuery = Strict({
   direction: Type.Union([Type.Literal('outgoing'), Type.Literal('incoming'), Type.Literal('both')], { default: 'outgoing' }),
   depth: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
   maxNodes: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  maxTokens: Type.Optional({ ...maxTokens, description: 'Token budget (o200k_base) of the found nodes’ content (what reading them costs): nodes are taken in rank order while they fit; the rest are listed in omitted' }),
 });
 
 export const FollowSchema = Type.Object({
@@ -110,8 +133,11 @@ export const FollowSchema = Type.Object({
       depth: Type.Integer(),
       path: Type.Array(Type.String(), { description: 'Node ids from the start node to this one, both included' }),
       score: Type.Number(),
+      tokenCount: Type.Integer({ description: 'Tokens (o200k_base) of its content' }),
     }),
   ),
+  omitted: Type.Array(Type.Object({ id: Type.String(), reason: Type.Literal('max-tokens') }), { description: 'Nodes the maxTokens budget left out, in rank order' }),
+  tokenCount: Type.Integer({ description: 'Tokens of the returned nodes’ content' }),
 });
 
 export const UpdatesQuery = Strict(

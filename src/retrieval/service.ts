@@ -40,11 +40,15 @@ export class RetrievalService {
       principalId: caller.principal.id,
     });
     if (!ranking) throw notFound('Playbook');
-    return this.render(caller, ranking, mode);
+    return this.render(caller, ranking, mode, q.maxTokens);
   }
 
-  private async render(caller: Caller, ranking: Ranking, mode: Mode | 'manifest') {
-    const nodeIds = ranking.nodes.map((n) => n.id);
+  private async render(caller: Caller, ranking: Ranking, mode: Mode | 'manifest', maxTokens: number | undefined) {
+    const budget = withinBudget(ranking.nodes, (n) => tokensOf(n, mode), maxTokens);
+    const cut = new Set(budget.cut.map((n) => n.id));
+    const nodes = budget.kept;
+    const nodeIds = nodes.map((n) => n.id);
+    const omitted = [...budget.cut.map((n) => ({ id: n.id, reason: 'max-tokens' as const })), ...ranking.omittedNodeIds.map((id) => ({ id, reason: 'max-nodes' as const }))];
     // Full mode alone needs a second statement: the links among the returned nodes.
     const links = mode !== 'full' ? undefined : nodeIds.length > 1 ? await this.repo.linksAmong(caller.workspaceId, nodeIds) : [];
     const active = ranking.activeVersion;
@@ -54,11 +58,14 @@ export class RetrievalService {
         latestVersion: ranking.latestVersion,
         activeVersion: active ? { ...active, content: JSON.parse(active.content), changeNote: active.changeNote ?? null } : null,
       },
-      nodes: ranking.nodes.map((n) => nodeView(n, mode)),
+      nodes: nodes.map((n) => nodeView(n, mode)),
       ...(links ? { links } : {}),
-      annotations: ranking.annotations,
-      truncated: ranking.omittedNodeIds.length > 0,
-      omittedNodeIds: ranking.omittedNodeIds,
+      // Annotations came for every ranked node; those of nodes the budget cut go with them.
+      annotations: ranking.annotations.filter((a) => !(a.targetType === 'context_node' && cut.has(a.targetId))),
+      truncated: omitted.length > 0,
+      omittedNodeIds: omitted.map((o) => o.id),
+      omitted,
+      tokenCount: budget.tokens,
     };
   }
 
@@ -72,7 +79,8 @@ export class RetrievalService {
       maxNodes: q.maxNodes,
     });
     if (!result) throw notFound('Context node');
-    return result;
+    const budget = withinBudget(result.nodes, (n) => n.tokenCount, q.maxTokens);
+    return { node: result.node, nodes: budget.kept, omitted: budget.cut.map((n) => ({ id: n.id, reason: 'max-tokens' as const })), tokenCount: budget.tokens };
   }
 
   /**
@@ -94,6 +102,41 @@ export class RetrievalService {
   }
 }
 
+/**
+ * Nodes taken in rank order while they fit in the budget: the first that does not fit and every node after it
+ * are cut (a lower-ranked node never takes the place of a higher one). No budget: everything is kept.
+ */
+function withinBudget<T>(nodes: T[], tokensOf: (node: T) => number, maxTokens: number | undefined): { kept: T[]; cut: T[]; tokens: number } {
+  let tokens = 0;
+  let i = 0;
+  for (; i < nodes.length; i++) {
+    const cost = tokensOf(nodes[i]);
+    if (maxTokens !== undefined && tokens + cost > maxTokens) break;
+    tokens += cost;
+  }
+  return { kept: nodes.slice(0, i), cut: nodes.slice(i), tokens };
+}
+
+/** A text's stored count, or characters / 4 for a node the start-up backfill has not reached yet. */
+const stored = (count: number | null, text: string | null) => count ?? Math.ceil((text ?? '').length / 4);
+
+/** Tokens of the texts a node carries in an answer of this mode (what nodeView puts in). */
+function tokensOf(n: RankedNode, mode: Mode | 'manifest'): number {
+  const content = () => (n.tokenCount ?? n.approxTokens);
+  const description = () => stored(n.descriptionTokenCount, n.description);
+  const summary = () => stored(n.agentSummaryTokenCount, n.agentSummary);
+  switch (mode) {
+    case 'summary':
+      return n.agentSummary ? summary() : description();
+    case 'standard':
+      return content();
+    case 'full':
+      return content() + description() + summary();
+    case 'manifest':
+      return description() + summary();
+  }
+}
+
 function nodeView(n: RankedNode, mode: Mode | 'manifest') {
   const view: Record<string, unknown> = {
     id: n.id,
@@ -105,7 +148,12 @@ function nodeView(n: RankedNode, mode: Mode | 'manifest') {
     edgeCaseOnly: n.edgeCaseOnly,
     updatedAt: n.updatedAt,
     score: n.score,
-    reason: { kind: n.reasonKind === 'READ_FIRST' ? 'read-first' : linkTypeParams.linkTypeOf[n.reasonKind], fromId: n.reasonFromId, depth: n.reasonDepth },
+    reason: {
+      kind: n.reasonKind === 'READ_FIRST' ? 'read-first' : linkTypeParams.linkTypeOf[n.reasonKind],
+      fromId: n.reasonFromId,
+      depth: n.reasonDepth,
+      ...(n.reasonFeedback.length > 0 ? { openFeedback: n.reasonFeedback } : {}),
+    },
   };
   switch (mode) {
     case 'summary':
@@ -123,6 +171,7 @@ function nodeView(n: RankedNode, mode: Mode | 'manifest') {
       view.agentSummary = n.agentSummary ?? null;
       view.description = n.description;
       view.approxTokens = n.approxTokens;
+      view.tokenCount = n.tokenCount ?? n.approxTokens;
       break;
   }
   return view;

@@ -18,7 +18,7 @@
 //   nodes  list in rank order, at most $maxNodes, each {id, slug, title, nodeType, importance,
 //          linkType ('requires'|'references'|'relates-to'|'supersedes'|'index-entry', the last link of the best
 //          path), depth (hops on that path), path (node ids from the START node, included, to this node, included),
-//          score}
+//          score, tokenCount (the o200k tokens of its content, stored when it was written)}
 //
 // Walk: breadth first over the chosen link types and direction, into live ContextNodes of the workspace only
 // (playbooks on incoming links are not results; archived nodes are neither returned nor walked through; the
@@ -167,7 +167,7 @@ CALL (found, superseded) {
   RETURN collect({
     id: id, slug: n.slug, title: n.title, nodeType: n.nodeType, importance: n.importance,
     linkType: $linkTypeOf[best.kind],
-    depth: best.depth, path: best.path, score: score
+    depth: best.depth, path: best.path, score: score, tokenCount: coalesce(n.tokenCount, 0)
   }) AS nodes
 }
 RETURN {id: s.id, title: s.title, slug: s.slug} AS node, nodes

@@ -17,9 +17,12 @@
 //                   reasonKind: 'READ_FIRST'|'REQUIRES'|'REFERENCES'|'RELATES_TO'|'INDEX_ENTRY' = relationship type
 //                   of the last link on the node's best path (the service names it as the API does, from
 //                   src/nodes/link-types.ts); reasonFromId = playbook or node that link comes from
-//                   (null for read-first); reasonDepth = hops from the playbook on that path (read-first = 1).
+//                   (null for read-first); reasonDepth = hops from the playbook on that path (read-first = 1);
+//                   reasonFeedback = the types of open outdated/incorrect feedback about the node (sorted; [] when none).
 //                   content is null unless $withContent; description/agentSummary always (manifest, mode=full);
-//                   approxTokens = ceil(characters of content / 4), for the manifest (content itself not sent).
+//                   approxTokens = ceil(characters of content / 4), for the manifest (content itself not sent);
+//                   tokenCount, descriptionTokenCount, agentSummaryTokenCount: the o200k token counts stored
+//                   when the node was written (null for a node the start-up backfill has not reached yet).
 //   omittedNodeIds  ids cut off by $maxNodes, in rank order (truncated = size(omittedNodeIds) > 0)
 //   rankedCount     number of ranked nodes after the changedSince filter (= size(nodes) + size(omittedNodeIds))
 //   playbook        {id, title, slug}; latestVersion {id, versionNumber, status} (highest number);
@@ -46,12 +49,13 @@
 //
 // Order (why): what an agent must read comes before what it may read, and a replaced document must never
 // crowd out its replacement. So, lexicographically:
-//   1. not superseded before superseded (a node the playbook or any candidate SUPERSEDES), rule 4 - it dominates
+//   1. not superseded before superseded (a node the playbook or any candidate SUPERSEDES) or flagged by open
+//      outdated/incorrect feedback (same tier), rule 4 - it dominates
 //      everything, even mandatory-ness: reading a replaced document first would mislead;
 //   2. kind of the best path: read-first > requires (both mandatory, rule 2) > references > relates-to >
 //      index-entry (rule 3); the best path of a node is the one with the highest kind, then the fewest hops;
 //   3. fewer hops first; 4. higher importance first; 5. id ascending (rule 7).
-// score = notSuperseded*10^7 + kindWeight*10^6 + (1000 - min(depth, 999))*10^3 + importance(clamped 0..100),
+// score = notDemoted*10^7 (demoted = superseded or flagged) + kindWeight*10^6 + (1000 - min(depth, 999))*10^3 + importance(clamped 0..100),
 // kindWeight read-first 5, requires 4, references 3, relates-to 2, index-entry 1; the statement orders by
 // score DESC, id ASC, so score and order agree by construction (requires chains deeper than 999 hops tie on depth).
 // Among equally good paths reasonFromId is the smallest id.
@@ -201,14 +205,21 @@ CALL (arrivals) {
   WITH n, superseded, reduce(b = head(ways), x IN tail(ways) |
          CASE WHEN x.w > b.w OR (x.w = b.w AND (x.depth < b.depth OR (x.depth = b.depth AND x.fromId < b.fromId)))
               THEN x ELSE b END) AS best, n.importance AS imp
-  WITH n, best, n.id AS id,
-       (1 - superseded) * 10000000 + best.w * 1000000
+  // Open outdated or incorrect feedback about a node demotes it like a superseded one (rule 1's tier): an
+  // agent reads what nobody has flagged first. Resolving or dismissing the feedback restores the node.
+  WITH n, superseded, best, imp, COLLECT {
+         MATCH (f:Feedback)-[:ABOUT]->(n)
+         WHERE f.workspaceId = $workspaceId AND f.status = 'open' AND f.feedbackType IN ['outdated', 'incorrect']
+         RETURN DISTINCT f.feedbackType ORDER BY f.feedbackType
+       } AS flags
+  WITH n, best, flags, n.id AS id,
+       (1 - CASE WHEN superseded = 1 OR size(flags) > 0 THEN 1 ELSE 0 END) * 10000000 + best.w * 1000000
        + (1000 - CASE WHEN best.depth > 999 THEN 999 ELSE best.depth END) * 1000
        + CASE WHEN imp IS NULL OR imp < 0 THEN 0 WHEN imp > 100 THEN 100 ELSE imp END AS score
   WHERE $changedSince IS NULL OR n.updatedAt > $changedSince
-  WITH n, best, id, score
+  WITH n, best, flags, id, score
   ORDER BY score DESC, id ASC
-  RETURN collect({node: n, best: best, score: score}) AS ranked
+  RETURN collect({node: n, best: best, score: score, flags: flags}) AS ranked
 }
 WITH p, ranked[0..toInteger($maxNodes)] AS kept, ranked[toInteger($maxNodes)..] AS cut, size(ranked) AS rankedCount,
      COLLECT { MATCH (p)-[:HAS_VERSION]->(v:PlaybookVersion) RETURN v.id } AS versionIds
@@ -218,9 +229,11 @@ RETURN
     importance: r.node.importance, readFirst: r.node.readFirst, edgeCaseOnly: r.node.edgeCaseOnly,
     updatedAt: r.node.updatedAt, score: r.score,
     reasonKind: r.best.kind,
-    reasonFromId: r.best.fromId, reasonDepth: r.best.depth,
+    reasonFromId: r.best.fromId, reasonDepth: r.best.depth, reasonFeedback: r.flags,
     content: CASE WHEN $withContent THEN r.node.content END,
     approxTokens: toInteger(ceil(size(coalesce(r.node.content, '')) / 4.0)),
+    tokenCount: r.node.tokenCount, descriptionTokenCount: r.node.descriptionTokenCount,
+    agentSummaryTokenCount: r.node.agentSummaryTokenCount,
     description: r.node.description, agentSummary: r.node.agentSummary
   }] AS nodes,
   [r IN cut | r.node.id] AS omittedNodeIds,

@@ -3759,6 +3759,10 @@ export type GetBundleData = {
          * Keep only ranked nodes updated after this moment (the ranking is unchanged)
          */
         changedSince?: string;
+        /**
+         * Token budget (o200k_base) of the node texts the answer carries: nodes are taken in rank order while they fit; the first that does not fit and every node after it are listed in omitted with reason max-tokens. Absent: no budget
+         */
+        maxTokens?: number;
     };
     url: '/api/v1/workspaces/{workspaceId}/context/bundle';
 };
@@ -3850,7 +3854,21 @@ export type GetBundleResponses = {
             createdAt: string;
         }>;
         truncated: boolean;
+        /**
+         * The ids of omitted, in the same order
+         */
         omittedNodeIds: Array<string>;
+        /**
+         * Ranked nodes left out, in rank order, with what cut them: maxNodes or the maxTokens budget
+         */
+        omitted: Array<{
+            id: string;
+            reason: 'max-nodes' | 'max-tokens';
+        }>;
+        /**
+         * Tokens (o200k_base) of the node texts the answer carries: content (standard), agentSummary or description (summary), all three (full, manifest: description and agentSummary)
+         */
+        tokenCount: number;
         nodes: Array<{
             id: string;
             slug: string;
@@ -3874,6 +3892,10 @@ export type GetBundleResponses = {
                  * Hops from the playbook on the best path (1 = linked straight from it; read-first nodes count as 1)
                  */
                 depth: number;
+                /**
+                 * Present when open feedback of these types flags the node: it then ranks after every unflagged node (with superseded ones) until the feedback is resolved or dismissed
+                 */
+                openFeedback?: Array<'incorrect' | 'outdated'>;
             };
             content?: string | null;
             agentSummary?: string | null;
@@ -3925,6 +3947,10 @@ export type GetManifestData = {
          * Keep only ranked nodes updated after this moment (the ranking is unchanged)
          */
         changedSince?: string;
+        /**
+         * Token budget (o200k_base) of the node texts the answer carries: nodes are taken in rank order while they fit; the first that does not fit and every node after it are listed in omitted with reason max-tokens. Absent: no budget
+         */
+        maxTokens?: number;
     };
     url: '/api/v1/workspaces/{workspaceId}/context/manifest';
 };
@@ -4016,7 +4042,21 @@ export type GetManifestResponses = {
             createdAt: string;
         }>;
         truncated: boolean;
+        /**
+         * The ids of omitted, in the same order
+         */
         omittedNodeIds: Array<string>;
+        /**
+         * Ranked nodes left out, in rank order, with what cut them: maxNodes or the maxTokens budget
+         */
+        omitted: Array<{
+            id: string;
+            reason: 'max-nodes' | 'max-tokens';
+        }>;
+        /**
+         * Tokens (o200k_base) of the node texts the answer carries: content (standard), agentSummary or description (summary), all three (full, manifest: description and agentSummary)
+         */
+        tokenCount: number;
         nodes: Array<{
             id: string;
             slug: string;
@@ -4040,6 +4080,10 @@ export type GetManifestResponses = {
                  * Hops from the playbook on the best path (1 = linked straight from it; read-first nodes count as 1)
                  */
                 depth: number;
+                /**
+                 * Present when open feedback of these types flags the node: it then ranks after every unflagged node (with superseded ones) until the feedback is resolved or dismissed
+                 */
+                openFeedback?: Array<'incorrect' | 'outdated'>;
             };
             agentSummary: string | null;
             description: string;
@@ -4047,6 +4091,10 @@ export type GetManifestResponses = {
              * Characters of content / 4, rounded up
              */
             approxTokens: number;
+            /**
+             * Tokens (o200k_base) of the content, counted when the node was written
+             */
+            tokenCount: number;
         }>;
     };
 };
@@ -4073,6 +4121,10 @@ export type FollowLinksData = {
         direction?: 'outgoing' | 'incoming' | 'both';
         depth?: number;
         maxNodes?: number;
+        /**
+         * Token budget (o200k_base) of the found nodes’ content (what reading them costs): nodes are taken in rank order while they fit; the rest are listed in omitted
+         */
+        maxTokens?: number;
     };
     url: '/api/v1/workspaces/{workspaceId}/context/nodes/{nodeId}/follow';
 };
@@ -4133,7 +4185,22 @@ export type FollowLinksResponses = {
              */
             path: Array<string>;
             score: number;
+            /**
+             * Tokens (o200k_base) of its content
+             */
+            tokenCount: number;
         }>;
+        /**
+         * Nodes the maxTokens budget left out, in rank order
+         */
+        omitted: Array<{
+            id: string;
+            reason: 'max-tokens';
+        }>;
+        /**
+         * Tokens of the returned nodes’ content
+         */
+        tokenCount: number;
     };
 };
 
@@ -5754,6 +5821,98 @@ export type RunCypherResponses = {
 };
 
 export type RunCypherResponse = RunCypherResponses[keyof RunCypherResponses];
+
+export type McpData = {
+    body?: {
+        jsonrpc: '2.0';
+        [key: string]: unknown;
+    } | Array<{
+        jsonrpc: '2.0';
+        [key: string]: unknown;
+    }>;
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/mcp';
+};
+
+export type McpErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Not acceptable
+     */
+    406: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type McpError = McpErrors[keyof McpErrors];
+
+export type McpResponses = {
+    /**
+     * The JSON-RPC response
+     */
+    200: {
+        jsonrpc: '2.0';
+        [key: string]: unknown;
+    } | Array<{
+        jsonrpc: '2.0';
+        [key: string]: unknown;
+    }>;
+    /**
+     * Accepted: the message was a notification or a response
+     */
+    202: unknown;
+};
+
+export type McpResponse = McpResponses[keyof McpResponses];
 
 export type HealthData = {
     body?: never;

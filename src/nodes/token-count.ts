@@ -1,0 +1,52 @@
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200kBase from 'js-tiktoken/ranks/o200k_base';
+
+/**
+ * Tokens of a text in the o200k_base encoding (GPT-4o and later; close enough for other models' budgets).
+ * js-tiktoken ships the ranks in the package, so counting needs no network. Counted once when a node is
+ * written and stored on it, never on the read path; the encoder is built on first use.
+ */
+let encoder: Tiktoken | undefined;
+export function countTokens(text: string | null | undefined): number {
+  if (!text) return 0;
+  encoder ??= new Tiktoken(o200kBase);
+  let count = 0;
+  for (const piece of pieces(text)) count += encoder.encode(piece).length;
+  return count;
+}
+
+/** Longest piece encoded at once, and the cut of a run without spaces: js-tiktoken's merge loop is quadratic in a word's length. */
+const pieceLength = 2_000;
+const runCut = 64;
+
+/**
+ * The text in pieces of about pieceLength characters, cut before a space that follows a non-space (where the
+ * encoding's pre-tokenizer cuts too, so the count is the same as the whole text's); a run with no such place
+ * (a 100 kB word) is cut every runCut characters, which may count a few tokens more than one pass would.
+ */
+function* pieces(text: string): Generator<string> {
+  let start = 0;
+  while (text.length - start > pieceLength) {
+    let cut = text.lastIndexOf(' ', start + pieceLength);
+    while (cut > start && /\s/.test(text[cut - 1])) cut = text.lastIndexOf(' ', cut - 1);
+    if (cut <= start) cut = start + runCut;
+    yield text.slice(start, cut);
+    start = cut;
+  }
+  yield text.slice(start);
+}
+
+/** The token counts a context node stores, one per text field a retrieval may carry. */
+export interface TokenCounts {
+  tokenCount: number;
+  descriptionTokenCount: number;
+  agentSummaryTokenCount: number;
+}
+
+export function tokenCountsOf(node: { content?: string | null; description?: string | null; agentSummary?: string | null }): TokenCounts {
+  return {
+    tokenCount: countTokens(node.content),
+    descriptionTokenCount: countTokens(node.description),
+    agentSummaryTokenCount: countTokens(node.agentSummary),
+  };
+}
