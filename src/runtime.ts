@@ -103,6 +103,10 @@ export async function startService(
     s.once('error', reject);
   });
   answerClientErrors(server);
+  // Idle keep-alive sockets are closed by clients and proxies before the server does (theirs are shorter), so a
+  // request never meets a socket the server is closing at that moment (ECONNRESET).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   return {
