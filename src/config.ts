@@ -96,7 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       username: relevant.NEO4J_USERNAME ?? 'neo4j',
       password: relevant.NEO4J_PASSWORD ?? 'neo4j',
       database: relevant.NEO4J_DATABASE ?? 'neo4j',
-      readTimeoutMs: int('NEO4J_READ_TIMEOUT_MS', 10_000),
+      readTimeoutMs: int('NEO4J_READ_TIMEOUT_MS', 30_000),
     },
     redisUrl: relevant.REDIS_URL,
     adminToken: relevant.ADMIN_TOKEN,

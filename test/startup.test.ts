@@ -16,7 +16,7 @@ describe('configuration', () => {
   it('defaults everything a fresh machine needs', () => {
     const config = loadConfig({});
     expect(config).to.include({ port: 3000, logLevel: 'info', dataDir: 'data' });
-    expect(config.neo4j).to.deep.equal({ uri: undefined, username: 'neo4j', password: 'neo4j', database: 'neo4j', readTimeoutMs: 10_000 });
+    expect(config.neo4j).to.deep.equal({ uri: undefined, username: 'neo4j', password: 'neo4j', database: 'neo4j', readTimeoutMs: 30_000 });
     expect(config.plans).to.deep.equal({ free: 1000, team: 100000, enterprise: 10000000 });
     expect(config.adminToken).to.equal(undefined);
     expect(config.bundleCache.enabled).to.equal(true);

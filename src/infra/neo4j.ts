@@ -150,7 +150,7 @@ export class GraphExecutor {
    */
   async read<T extends Row = Row>(name: string, params: Params = {}): Promise<T[]> {
     const text = this.queries.get(name);
-    const timeoutMs = this.options.readTimeoutMs ?? 10_000;
+    const timeoutMs = this.options.readTimeoutMs ?? 30_000;
     const started = Date.now();
     const attempts = async (): Promise<T[]> => {
       for (let delayMs = 100; ; delayMs *= 2) {
