@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { getEncoding } from 'js-tiktoken';
+import { QueryCatalog } from '../src/infra/cypher-files.js';
+import { GraphExecutor, createDriver } from '../src/infra/neo4j.js';
 import { createWorkspace, request } from './support/api.js';
+import { env, startExtraService } from './support/harness.js';
 import { callOk, mcpClient } from './support/mcp.js';
 import { type Graph, buildGraph, getBundle, getFollow, getManifest } from './support/retrieval.js';
 
@@ -76,6 +79,29 @@ describe('token budget on retrieval', function () {
     await request('PATCH', g.workspace.path(`/context-nodes/${g.id.a}`), { token: g.workspace.owner.key, body: { content: longer } });
     const manifest = (await getManifest(g.workspace, { playbookId: g.playbookId })).body;
     expect(manifest.nodes[0].tokenCount).to.equal(tokens(longer));
+  });
+
+  it('nodes stored before counts existed are counted when a service starts, and cached answers see it', async () => {
+    const g = await graph();
+    await getManifest(g.workspace, { playbookId: g.playbookId }); // cached with the counts
+    // Arrange the state a database written by an older release is in: nodes without stored counts.
+    const old = new GraphExecutor(createDriver({ ...env.config.neo4j, uri: env.deps.neo4jUri }), 'neo4j', new QueryCatalog());
+    try {
+      await old.runMigrationStatement(
+        'MATCH (n:ContextNode {workspaceId: $workspaceId}) REMOVE n.tokenCount, n.descriptionTokenCount, n.agentSummaryTokenCount',
+        { workspaceId: g.workspace.workspaceId },
+      );
+    } finally {
+      await old.driver.close();
+    }
+    const uncounted = (await getManifest(g.workspace, { playbookId: g.playbookId, maxNodes: 19 })).body; // not yet cached
+    expect(uncounted.nodes.map((n: any) => n.tokenCount)).not.to.deep.equal([ta, tb, tc]);
+    const started = await startExtraService(); // the start-up backfill runs before it serves
+    await started.stop();
+    const manifest = (await getManifest(g.workspace, { playbookId: g.playbookId })).body;
+    expect(manifest.nodes.map((n: any) => n.tokenCount)).to.deep.equal([ta, tb, tc]);
+    const budgeted = (await getBundle(g.workspace, { playbookId: g.playbookId, maxTokens: ta })).body;
+    expect(budgeted.tokenCount).to.equal(ta);
   });
 
   it('MCP retrieval tools apply the default budget of 8,000 tokens, and honour a given one exactly', async () => {
