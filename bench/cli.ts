@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/infra/project-root.js';
-import { GROUPS, SCENARIO_NAMES, type Scenario, def, resolveScenarios } from './scenarios.js';
+import { DEFAULT_SCENARIOS, GROUPS, SCENARIO_NAMES, type Scenario, def, resolveScenarios } from './scenarios.js';
 
 const HELP = `npm run bench -- [options]
 
@@ -12,7 +12,7 @@ Starts its own Neo4j and Redis; the data stays in bench/.data and is reused. Res
 What is measured
   --sizes LIST         workspace sizes in context nodes              (1000,10000,100000)
   --clients LIST       concurrent clients                            (1,16,64)
-  --scenarios LIST     scenario names and/or groups: ${GROUPS.join(', ')}, all   (targets)
+  --scenarios LIST     scenario names and/or groups: ${GROUPS.join(', ')}, all   (${DEFAULT_SCENARIOS})
   --diagnostics        everything: all scenarios (unless --scenarios names them), the raw driver in the
                        cost-against-size run, and the first requests after the API starts
   --cpu-prof           write a V8 CPU profile of each API process (read it with bench/profile-summary.ts)
@@ -117,7 +117,7 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
     // Smallest first: the cost-against-size target divides the largest by the smallest.
     sizes: [...new Set(sizes)].sort((a, b) => a - b),
     clients,
-    scenarios: resolveScenarios(list(values.scenarios ?? (values.diagnostics ? 'all' : 'targets'))),
+    scenarios: resolveScenarios(list(values.scenarios ?? (values.diagnostics ? 'all' : DEFAULT_SCENARIOS))),
     diagnostics: values.diagnostics,
     durationS: num('duration', values.duration ?? (values.quick ? '3' : '10')),
     warmupS: num('warmup', values.warmup ?? (values.quick ? '1' : '2')),

@@ -77,7 +77,10 @@ function rotated<T>(list: T[], k: number): T[] {
 
 export interface HttpRequestSpec {
   path: string;
+  /** GET unless given. */
+  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
+  body?: string;
 }
 
 async function autocannonRun(

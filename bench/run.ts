@@ -16,10 +16,11 @@ import { prepareApiCheckout } from './api-checkout.js';
 import { type FirstRequest, captureBundles, firstRequests, issueKey } from './api-client.js';
 import { type Options, parseOptions } from './cli.js';
 import { benchReports } from './reports.js';
+import { checkMcpBundles, stdioRoundTrip } from './mcp.js';
 import type { Proc } from './deps.js';
 import { DATABASE, profileBundle, rankBundleQuery, rankParams } from './floor.js';
 import { applyMigrations } from './generate.js';
-import { type HttpRequestSpec, driverLoad, httpLoad } from './load.js';
+import { type HttpRequestSpec, type Stats, driverLoad, httpLoad, summariseRuns } from './load.js';
 import { describeRevision, loadAverage, machine, revision } from './machine.js';
 import { cpuTable, fmt, kb, mb, ratioTable, runLine, scalingLine, sizeLabel, sizeTable, verdictTable, writeResults } from './report.js';
 import { type Job, type ScalingRun, type SizeResult, measureInRounds } from './rounds.js';
@@ -130,6 +131,7 @@ async function main(): Promise<void> {
           `PROFILE: ${profile.rankedCountMean} candidates, ${profile.dbHitsMean} db hits, ${profile.serverMsMean} ms server time per bundle`,
       );
       const lists = requestLists(p, key, captured.etags);
+      if (opts.scenarios.includes('mcp-bundle-repeated')) await checkMcpBundles(apiOn.url, lists['mcp-bundle']);
       for (const clients of opts.clients) {
         const jobs = opts.scenarios.filter((sc) => runsAt(sc, clients)).map((sc) => jobFor(sc, clients, lists, params));
         const measured = await measureInRounds(jobs, opts, meters);
@@ -160,6 +162,17 @@ async function main(): Promise<void> {
       });
       for (const r of scaling) console.log(scalingLine(r));
     }
+    // ---- the stdio proxy's round trip (issue 29): one agent, one call at a time, on the largest workspace
+    let stdio: { nodes: number; stats: Stats } | undefined;
+    if (opts.scenarios.includes('mcp-bundle-repeated')) {
+      const largest = opts.sizes[opts.sizes.length - 1];
+      const { ws } = workspaces.get(largest)!;
+      const run = await stdioRoundTrip({ checkoutDir: checkout.dir, apiUrl: apiOn.url, key: keys.get(largest)!, workspaceId: ws.workspaceId, playbookIds: ws.playbookIds, calls: 400, warmup: 40 });
+      if (run) {
+        stdio = { nodes: largest, stats: summariseRuns([run]) };
+        console.log(`\n== MCP over stdio (playbooks-mcp → API cache on), ${sizeLabel(largest)} nodes, 1 client: ${stdioLine(stdio.stats)}`);
+      } else console.log('\n== MCP over stdio: the checkout under test has no dist/src/mcp/stdio.js; not measured');
+    }
     const measureSeconds = Math.round((performance.now() - t0) / 1000);
 
     // ---- verdicts and reports
@@ -171,6 +184,7 @@ async function main(): Promise<void> {
       out.push('', `== ${sizeLabel(r.nodes)} nodes (bundle ${kb(r.bundleBytes.mean)} mean; ${r.profile.rankedCountMean} candidates; ${r.profile.dbHitsMean} db hits per bundle)`);
       out.push(...sizeTable(r, opts.clients, false));
     }
+    if (stdio) out.push('', `MCP over stdio, ${sizeLabel(stdio.nodes)} nodes, 1 client: ${stdioLine(stdio.stats)}`);
     out.push('', `peak RSS: ${Object.entries(peaks).map(([name, b]) => `${name} ${mb(b)}`).join(', ')}`);
     out.push('', `== targets (API ${describeRevision(checkout.revision)}${checkout.isHarness ? '' : ` from ${checkout.dir}`})`, ...verdictTable(ev, false));
     console.log(out.join('\n'));
@@ -194,6 +208,7 @@ async function main(): Promise<void> {
       for (const r of scaling) md.push(`| ${def(r.scenario).label} | ${sizeLabel(r.nodes)} | ${fmt(r.stats.p50, 2)} / ${fmt(r.stats.p95, 2)} / ${fmt(r.stats.p99, 2)} | ${fmt(r.stats.rps, 0)} |`);
       md.push('');
     }
+    if (stdio) md.push('### MCP over stdio', '', `\`playbooks-mcp\` (the checkout's stdio proxy) driven by the MCP SDK's Client, calling the API with the cache on; get_bundle one call at a time on the ${sizeLabel(stdio.nodes)}-node workspace: ${stdioLine(stdio.stats)}.`, '');
     if (firstAfterStart) md.push('### First requests after a start', '', '| request | first ms | again ms |', '|---|---:|---:|', ...firstAfterStart.map((f) => `| ${f.request} | ${fmt(f.firstMs, 1)} | ${fmt(f.againMs, 1)} |`), '');
     md.push('### Every ratio', '', ...ratioTable(ev.ratios), '', `Peak RSS: ${Object.entries(peaks).map(([name, b]) => `${name} ${mb(b)}`).join(', ')}.`);
 
@@ -213,6 +228,7 @@ async function main(): Promise<void> {
       sizes: results,
       scaling,
       firstAfterStart,
+      stdio,
       rssPeakBytes: peaks,
       cpuProfiles: profDir,
     };
@@ -223,6 +239,8 @@ async function main(): Promise<void> {
     if (profDir) console.log(`CPU profiles of the API processes in ${path.relative(projectRoot, profDir)}`);
   }
 }
+
+const stdioLine = (s: Stats) => `${s.requests} calls, p50 ${fmt(s.p50, 2)} ms, p95 ${fmt(s.p95, 2)} ms, ${fmt(s.rps, 0)} calls/s${s.errors ? `, ${s.errors} errors` : ''}`;
 
 /** `--writes`: the event-loop delay while the worst case of each bound of issue 28 is written (writes.ts). */
 async function writesOnly(opts: Options, run: { started: Date; stamp: string; resultsDir: string; logDir: string }): Promise<void> {

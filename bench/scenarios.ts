@@ -16,7 +16,7 @@ export type Server =
   | 'bare-koa-redis-bytes';
 
 /** The request list a scenario rotates over (workspaces.ts builds them). */
-export type RequestList = 'bundle' | 'bundle-no-annotations' | 'bundle-if-none-match' | 'manifest' | 'follow' | 'playbook' | 'root';
+export type RequestList = 'bundle' | 'bundle-no-annotations' | 'bundle-if-none-match' | 'manifest' | 'follow' | 'playbook' | 'mcp-bundle' | 'root';
 
 /**
  * targets: what the default run measures. figures: what the issue asks to see without setting a target.
@@ -122,6 +122,14 @@ export const SCENARIOS = {
     expect: '200',
     why: 'the manifest from the cache',
   },
+  'mcp-bundle-repeated': {
+    label: 'MCP get_bundle (cache on)',
+    group: 'figures',
+    server: 'api-cache-on',
+    requests: 'mcp-bundle',
+    expect: '200',
+    why: 'the repeated bundle as an agent asks for it over MCP (Streamable HTTP, a server per request): beside the REST one; the default run measures it too',
+  },
   'follow-d3': {
     label: 'follow depth 3',
     group: 'figures',
@@ -161,6 +169,8 @@ export const SCENARIOS = {
 export type Scenario = keyof typeof SCENARIOS;
 export const SCENARIO_NAMES = Object.keys(SCENARIOS) as Scenario[];
 export const GROUPS: Group[] = ['targets', 'figures', 'diagnostics'];
+/** What a run without --scenarios measures: the targets, and the MCP bundle that issue 29 asks to see beside REST. */
+export const DEFAULT_SCENARIOS = 'targets,mcp-bundle-repeated';
 
 export const def = (s: Scenario): ScenarioDef => SCENARIOS[s];
 export const label = (s: Scenario): string => SCENARIOS[s].label;

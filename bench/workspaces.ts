@@ -8,6 +8,7 @@ import { type Driver, routing } from 'neo4j-driver';
 import { DATABASE } from './floor.js';
 import { type GeneratedWorkspace, generateWorkspace } from './generate.js';
 import type { HttpRequestSpec } from './load.js';
+import { mcpBundleRequests } from './mcp.js';
 import type { RequestList } from './scenarios.js';
 
 export interface LoadedWorkspace {
@@ -81,6 +82,8 @@ export function paths(ws: GeneratedWorkspace) {
     manifest: ws.playbookIds.map((p) => `${w}/context/manifest?playbookId=${p}&maxNodes=20&depth=2`),
     follow: followNodes.map((n) => `${w}/context/nodes/${n}/follow?depth=3`),
     playbook: ws.playbookIds.map((p) => `${w}/playbooks/${p}`),
+    workspaceId: ws.workspaceId,
+    playbookIds: ws.playbookIds,
   };
 }
 export type Paths = ReturnType<typeof paths>;
@@ -99,6 +102,7 @@ export function requestLists(p: Paths, key: string, etags: string[]): Record<Req
     manifest: list(p.manifest),
     follow: list(p.follow),
     playbook: list(p.playbook),
+    'mcp-bundle': mcpBundleRequests(p.workspaceId, p.playbookIds, key),
     root: [{ path: '/', headers: auth }],
   };
 }

@@ -95,16 +95,19 @@ export function mcpRoutes(s: ToolServices & { config: Config; logger: Logger }):
         try {
           const request = new Request(`http://localhost${ctx.path}`, { method: 'POST', headers: headersOf(ctx) });
           const response = await transport.handleRequest(request, { parsedBody: body });
-          const text = await response.text();
+          // The transport's answer is sent as the bytes it made: a bundle's answer is large, and decoding it to
+          // send it again costs more than the tool call itself.
+          const bytes = Buffer.from(await response.arrayBuffer());
           // The transport's own refusals (Accept, protocol version) become problems like every other error.
           if (response.status >= 400) {
-            const message = (text && (JSON.parse(text) as { error?: { message?: string } }).error?.message) || 'The MCP request was refused';
-            throw new AppError(response.status === 406 ? 'not_acceptable' : 'invalid_request', message);
+            const error = bytes.length ? (JSON.parse(bytes.toString('utf8')) as { error?: { message?: string } }).error : undefined;
+            throw new AppError(response.status === 406 ? 'not_acceptable' : 'invalid_request', error?.message || 'The MCP request was refused');
           }
           ctx.status = response.status;
-          const type = response.headers.get('content-type');
-          if (type) ctx.type = type;
-          if (text) ctx.body = JSON.parse(text);
+          if (bytes.length) {
+            ctx.type = response.headers.get('content-type') ?? 'application/json';
+            ctx.body = bytes;
+          }
         } finally {
           await server.close();
         }
