@@ -30,13 +30,19 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   if (!isUtf8(bytes)) throw invalidBody(`is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)} is the first that is not)`);
   // A body far deeper than allowed is refused before JSON.parse builds all of it; one just past the bound is
   // parsed, so that the walk below can name where it goes too deep.
-  if (nestingOf(bytes) > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
+  const nesting = nestingOf(bytes);
+  if (nesting > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
+  const text = bytes.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(text);
   } catch (err) {
     throw new AppError('invalid_request', `The request body is not valid JSON: ${(err as Error).message}`);
   }
+  // Valid UTF-8 cannot encode a surrogate, so a lone one can only come from a \u escape, and a `__proto__` key
+  // only from its own spelling or escapes: a body with neither, and no deeper than allowed, needs no walk (the
+  // walk visits every key of a large body).
+  if (nesting <= maxJsonDepth && !text.includes('\\u') && !text.includes('__proto__')) return value;
   const problem = shapeProblem(value);
   if (problem) throw invalidBody(problem.message, problem.path);
   return value;

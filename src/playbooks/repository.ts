@@ -31,13 +31,16 @@ export interface NewPlaybook {
 
 type Row = Record<string, any>;
 
-/** A version as stored (content is JSON text, absent properties are null) → as the API shows it. */
-function toVersion(v: Row): Version {
+/**
+ * A version as stored (content is JSON text, absent properties are null) → as the API shows it. `content`: the
+ * content itself when the caller holds it already (a version just written from it is not read back).
+ */
+function toVersion(v: Row, content?: Version['content']): Version {
   return {
     id: v.id,
     versionNumber: v.versionNumber,
     status: v.status,
-    content: JSON.parse(v.content),
+    content: content !== undefined ? content : JSON.parse(v.content),
     changeNote: v.changeNote ?? null,
     createdAt: v.createdAt,
     createdBy: v.createdBy,
@@ -64,7 +67,7 @@ function toSummary(p: Row): PlaybookSummary {
 
 function toDetail(row: Row): PlaybookDetail {
   const p = row.playbook;
-  const versions: Version[] = row.versions.map(toVersion);
+  const versions: Version[] = row.versions.map((v: Row) => toVersion(v));
   const latest = versions[0];
   const active = versions.find((v) => v.status === 'approved');
   return {
@@ -154,7 +157,9 @@ export class PlaybookRepository {
     input: { workspaceId: string; playbookId: string; versionId: string; content: Record<string, unknown> | null; basedOnVersionId: string | null; changeNote: string | null; createdBy: string; now: string },
   ): Promise<Version | undefined> {
     const [row] = await tx.run('playbooks/create-version', { ...input, content: input.content === null ? null : JSON.stringify(input.content) });
-    return row.sourceFound ? toVersion(row.version) : undefined;
+    if (!row.sourceFound) return undefined;
+    // Only a copied content comes back (a version may hold 1 MiB): the one just sent is the caller's own.
+    return row.version.copiedContent == null ? toVersion(row.version, input.content ?? undefined) : toVersion({ ...row.version, content: row.version.copiedContent });
   }
 
   /** undefined: no such version of this playbook; wasDraft false: nothing changed. */

@@ -2,7 +2,8 @@
 // numbers are gap-free and distinct however many creations race). Its content is $content, or the content of
 // $basedOnVersionId, which must be a version of the same playbook.
 // Params: $workspaceId, $playbookId, $versionId, $content (JSON text or null), $basedOnVersionId (or null),
-// $changeNote, $createdBy, $now. Columns: sourceFound, version (null when sourceFound is false).
+// $changeNote, $createdBy, $now. Columns: sourceFound, version (null when sourceFound is false; its content only
+// as copiedContent, when it was copied from $basedOnVersionId: $content is not sent back).
 MATCH (p:Playbook {id: $playbookId, workspaceId: $workspaceId})
 CALL (p) {
   MATCH (p)-[:HAS_VERSION]->(v:PlaybookVersion)
@@ -24,4 +25,4 @@ OPTIONAL CALL (p, maxNumber, sourceContent, sourceFound) {
   CREATE (p)-[:HAS_VERSION]->(v)
   RETURN v
 }
-RETURN sourceFound, v {.id, .versionNumber, .status, .content, .changeNote, .createdAt, .createdBy, .approvedAt} AS version
+RETURN sourceFound, v {.id, .versionNumber, .status, copiedContent: sourceContent, .changeNote, .createdAt, .createdBy, .approvedAt} AS version
