@@ -35,7 +35,7 @@ async function main(): Promise<number> {
     return 1;
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'playbooks-calendar-'));
-  process.stdout.write(`Neo4j ${version} on Java ${javaMajor(javaHome)} (${javaHome}), Cypher 25 by default\n`);
+  process.stdout.write(`Neo4j ${version} on Java ${javaMajor(javaHome)} (${javaHome}), Cypher 25 by default; tests on Node ${process.version}\n`);
   const [neo4j, redis] = await Promise.all([
     startNeo4j({ dataDir, heap: '1g', pageCacheMb: 256, release: { version, javaHome }, settings: ['db.query.default_language=CYPHER_25'] }),
     startRedis({ dataDir }),
