@@ -107,12 +107,14 @@ export async function startNodeServer(opts: {
   logFile: string;
   /** Working directory (default: this checkout). */
   cwd?: string;
+  /** How long it may take to answer readyPath (60 s). */
+  startTimeoutMs?: number;
 }): Promise<Proc> {
   const child = spawn(process.execPath, opts.args, { cwd: opts.cwd ?? projectRoot, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
   logTo(child, opts.logFile);
   const url = `http://127.0.0.1:${opts.port}`;
   try {
-    await waitForHttp(url + opts.readyPath, child, opts.name);
+    await waitForHttp(url + opts.readyPath, child, opts.name, opts.startTimeoutMs);
   } catch (err) {
     await stopChild(child, 'SIGKILL');
     throw err;

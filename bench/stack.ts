@@ -56,9 +56,9 @@ export class Stack {
     return { driver: this.driver, neo4jVersion };
   }
 
-  private async startServer(name: string, args: string[], env: NodeJS.ProcessEnv, readyPath: string, cwd?: string): Promise<Proc> {
+  private async startServer(name: string, args: string[], env: NodeJS.ProcessEnv, readyPath: string, cwd?: string, startTimeoutMs?: number): Promise<Proc> {
     const port = await this.ports.take();
-    const p = await startNodeServer({ name, port, args: args.map((a) => a.replace('{port}', String(port))), env: { ...env, PORT: String(port) }, readyPath, logFile: path.join(this.o.logDir, `${name}.log`), cwd });
+    const p = await startNodeServer({ name, port, args: args.map((a) => a.replace('{port}', String(port))), env: { ...env, PORT: String(port) }, readyPath, logFile: path.join(this.o.logDir, `${name}.log`), cwd, startTimeoutMs });
     this.procs.push(p);
     this.sampler.watch(name, p.pid);
     this.meter.watch(name, p.pid);
@@ -81,7 +81,9 @@ export class Stack {
       DATA_DIR: path.join(o.dataDir, 'api'),
     });
     const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-    return this.startServer(name, [...serverNodeFlags, ...prof, o.checkout.serverJs], env, '/healthz', o.checkout.dir);
+    // The API's first start on a generated workspace stores a token count on every node (the start-up backfill of
+    // src/nodes: the generator writes none), minutes on 100,000 nodes; later starts find nothing to count.
+    return this.startServer(name, [...serverNodeFlags, ...prof, o.checkout.serverJs], env, '/healthz', o.checkout.dir, 20 * 60_000);
   }
 
   /**
