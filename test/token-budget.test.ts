@@ -81,6 +81,13 @@ describe('token budget on retrieval', function () {
     expect(manifest.nodes[0].tokenCount).to.equal(tokens(longer));
   });
 
+  it('a content that spells a special token (<|endoftext|>) is written and counted as the text it is', async () => {
+    const content = 'Never paste <|endoftext|> or <|im_start|> into a prompt by hand.';
+    const g = await buildGraph(await createWorkspace(), { nodes: { s: { content } }, links: [['pb', 'requires', 's']] });
+    const manifest = (await getManifest(g.workspace, { playbookId: g.playbookId })).body;
+    expect(manifest.nodes.map((n: any) => n.tokenCount)).to.deep.equal([o200k.encode(content, [], []).length]);
+  });
+
   it('nodes stored before counts existed are counted when a service starts, and cached answers see it', async () => {
     const g = await graph();
     await getManifest(g.workspace, { playbookId: g.playbookId }); // cached with the counts
