@@ -17,7 +17,7 @@ export function countTokens(text: string | null | undefined): number {
 
 /** Longest piece encoded at once, and the cut of a run without spaces: a BPE merge loop is quadratic in a word's length. */
 const pieceLength = 2_000;
-const runCut = 64;
+const runCut = 256;
 
 /**
  * The text in pieces of about pieceLength characters, cut before a space that follows a non-space (where the
@@ -27,9 +27,12 @@ const runCut = 64;
 function* pieces(text: string): Generator<string> {
   let start = 0;
   while (text.length - start > pieceLength) {
-    let cut = text.lastIndexOf(' ', start + pieceLength);
-    while (cut > start && /\s/.test(text[cut - 1])) cut = text.lastIndexOf(' ', cut - 1);
-    if (cut <= start) cut = start + runCut;
+    // The cut is looked for inside the window alone: searching back from the window's end to the text's start
+    // makes a long text without spaces quadratic.
+    const window = text.slice(start, start + pieceLength + 1);
+    let at = window.lastIndexOf(' ');
+    while (at > 0 && /\s/.test(window[at - 1])) at = window.lastIndexOf(' ', at - 1);
+    const cut = start + (at > 0 ? at : runCut);
     yield text.slice(start, cut);
     start = cut;
   }
