@@ -3,6 +3,7 @@ import { adminRoutes } from './admin/routes.js';
 import { agentRoutes } from './agents/routes.js';
 import { analystRoutes } from './analyst/routes.js';
 import { annotationRoutes } from './annotations/routes.js';
+import { auditRoutes } from './audit/routes.js';
 import { feedbackRoutes } from './feedback/routes.js';
 import { errorHandler } from './http/error-handler.js';
 import { observe } from './http/observability.js';
@@ -32,6 +33,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...feedbackRoutes(s),
     ...reportRoutes(s),
     ...analystRoutes(s),
+    ...auditRoutes(s),
     ...mcpRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {

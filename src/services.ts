@@ -2,6 +2,7 @@ import { AdminService } from './admin/service.js';
 import { AgentService } from './agents/service.js';
 import { AnalystService } from './analyst/service.js';
 import { AnnotationService } from './annotations/service.js';
+import { AuditService } from './audit/service.js';
 import { FeedbackService } from './feedback/service.js';
 import { RequestGate } from './gate/gate.js';
 import { IdempotencyStore } from './gate/idempotency.js';
@@ -30,6 +31,7 @@ export interface AppServices extends Infra {
   feedback: FeedbackService;
   analyst: AnalystService;
   reports: ReportService;
+  audit: AuditService;
 }
 
 /** Wires the component services to the process's connections and to one request gate. */
@@ -58,5 +60,6 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     feedback: new FeedbackService(deps),
     analyst: new AnalystService(deps),
     reports: new ReportService(deps),
+    audit: new AuditService(deps),
   };
 }
