@@ -17,6 +17,7 @@ import { playbookRoutes } from './playbooks/routes.js';
 import { reportRoutes } from './reports/routes.js';
 import { retrievalRoutes } from './retrieval/routes.js';
 import type { AppServices } from './services.js';
+import { webhookRoutes } from './webhooks/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every endpoint of the API, in the order the documentation lists them. */
@@ -34,6 +35,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...reportRoutes(s),
     ...analystRoutes(s),
     ...auditRoutes(s),
+    ...webhookRoutes(s),
     ...mcpRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {
