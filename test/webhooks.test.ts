@@ -78,7 +78,10 @@ describe('webhooks', () => {
       }
       expect(hook.received[0].payload.data.targetIds[0]).to.equal(pb.id);
       expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(hook.received[0].body, hook.received[0].headers)).to.throw();
-      const log = await deliveries(w, sub.id);
+      const log = await until('three logged', async () => {
+        const all = await deliveries(w, sub.id);
+        return all.every((x) => x.status === 'delivered') ? all : undefined;
+      });
       expect(log.map((d) => d.status)).to.deep.equal(['delivered', 'delivered', 'delivered']);
       expect(log[0]).to.include({ attempts: 1, lastStatusCode: 200 });
       // The secret is never shown again.
@@ -100,7 +103,7 @@ describe('webhooks', () => {
       await until('the delivery', () => hook.received.length >= 1 || undefined);
       expect(hook.calls()).to.equal(4);
       expect(hook.received[0].payload.data.targetIds).to.deep.equal([node.id]);
-      const [d] = await deliveries(w, sub.id);
+      const d = await until('the delivery logged', async () => (await deliveries(w, sub.id)).find((x) => x.status === 'delivered'));
       expect(d).to.include({ status: 'delivered', attempts: 4, lastStatusCode: 204 });
     } finally {
       await hook.close();
@@ -134,7 +137,7 @@ describe('webhooks', () => {
       });
       expect(disabled.disabledReason).to.match(/failed 5 times/);
       expect(hook.calls()).to.equal(5);
-      const [d] = await deliveries(w, sub.id);
+      const d = await until('the delivery given up', async () => (await deliveries(w, sub.id)).find((x) => x.status === 'failed'));
       expect(d).to.include({ status: 'failed', attempts: 5, lastStatusCode: 500 });
       problem(await request('POST', w.path(`/webhooks/${sub.id}/deliveries/${d.id}/redeliver`), { token: w.owner.key }), 409);
       failing = false;
@@ -144,7 +147,7 @@ describe('webhooks', () => {
       expect(again.status, again.text).to.equal(202);
       await until('the redelivery', () => hook.received.length >= 1 || undefined);
       expect(hook.received[0].headers['webhook-id']).to.equal(d.id);
-      const [after] = await deliveries(w, sub.id);
+      const after = await until('the redelivery logged', async () => (await deliveries(w, sub.id)).find((x) => x.status === 'delivered'));
       expect(after).to.include({ status: 'delivered', lastStatusCode: 200 });
     } finally {
       await hook.close();
