@@ -102,6 +102,11 @@ export async function startService(
   services.gate.start();
   const dispatcher = new WebhookDispatcher({ graph, redisUrl: endpoints.redisUrl, config, logger, clock: options.clock ?? systemClock });
   dispatcher.start();
+  // Audit retention, hourly (and once at start); a failed pass is tried again at the next.
+  const purge = () => void services.audit.purgeExpired().catch((err) => logger.warn({ err: (err as Error).message }, 'audit retention pass failed'));
+  const retention = config.auditRetentionDays === undefined ? undefined : setInterval(purge, 3_600_000);
+  retention?.unref();
+  if (retention) purge();
   const app = createApp(services, { validateResponses: options.validateResponses });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
@@ -133,6 +138,7 @@ export async function startService(
         server.closeIdleConnections();
       });
       await services.gate.stop();
+      clearInterval(retention);
       await dispatcher.stop();
       await driver.close();
       await untrustedDriver.close();

@@ -40,6 +40,12 @@ export class AuditRepository {
     return rows.map((r) => toEvent(r.event));
   }
 
+  /** Deletes up to `batch` events older than `before`; how many it deleted. */
+  async purge(before: string, batch: number): Promise<number> {
+    const [row] = await this.graph.write('audit/purge', { before, batch });
+    return row?.deleted ?? 0;
+  }
+
   /** Every workspace's events (or one's, when workspaceId is given) and those outside any workspace. */
   async listAll(workspaceId: string | null, filter: AuditFilter): Promise<AuditEvent[]> {
     const rows = await this.graph.read('audit/list-all', { workspaceId, ...filter });

@@ -26,8 +26,21 @@ function decodeCursor(cursor: string): { at: string; id: string } {
 export class AuditService {
   private readonly repo: AuditRepository;
 
-  constructor(deps: Pick<ServiceDeps, 'graph'>) {
+  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'clock' | 'config'>) {
     this.repo = new AuditRepository(deps.graph);
+  }
+
+  /** Retention (AUDIT_RETENTION_DAYS): deletes the events older than it, in batches; how many it deleted. */
+  async purgeExpired(): Promise<number> {
+    const days = this.deps.config.auditRetentionDays;
+    if (days === undefined) return 0;
+    const before = new Date(this.deps.clock().getTime() - days * 86_400_000).toISOString();
+    let total = 0;
+    for (;;) {
+      const deleted = await this.repo.purge(before, 5_000);
+      total += deleted;
+      if (deleted < 5_000) return total;
+    }
   }
 
   list(caller: Caller, query: AuditQuery): Promise<AuditPage> {
