@@ -3,6 +3,7 @@ import { adminRoutes } from './admin/routes.js';
 import { agentRoutes } from './agents/routes.js';
 import { analystRoutes } from './analyst/routes.js';
 import { annotationRoutes } from './annotations/routes.js';
+import { auditRoutes } from './audit/routes.js';
 import { feedbackRoutes } from './feedback/routes.js';
 import { errorHandler } from './http/error-handler.js';
 import { observe } from './http/observability.js';
@@ -16,6 +17,7 @@ import { playbookRoutes } from './playbooks/routes.js';
 import { reportRoutes } from './reports/routes.js';
 import { retrievalRoutes } from './retrieval/routes.js';
 import type { AppServices } from './services.js';
+import { webhookRoutes } from './webhooks/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every endpoint of the API, in the order the documentation lists them. */
@@ -32,6 +34,8 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...feedbackRoutes(s),
     ...reportRoutes(s),
     ...analystRoutes(s),
+    ...auditRoutes(s),
+    ...webhookRoutes(s),
     ...mcpRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -70,21 +71,23 @@ async function main(): Promise<void> {
       if (!value) throw new AppError('invalid_request', `--${name} is required for ${command}`);
       return value;
     };
+    // The CLI's changes are the operator's, recorded in the audit log under one request id per run.
+    const requestId = `cli-${randomUUID()}`;
     const orNull = (v: string | undefined) => (v === undefined ? undefined : v === 'none' ? null : v);
     let result: unknown;
     switch (command) {
       case 'create-user':
-        result = await admin.createUser({ email: need('email'), name: o.name });
+        result = await admin.createUser({ email: need('email'), name: o.name }, requestId);
         break;
       case 'create-key':
-        result = await admin.createUserKey(need('user'), o.label);
+        result = await admin.createUserKey(need('user'), o.label, requestId);
         break;
       case 'revoke-key':
-        await admin.revokeUserKey(need('user'), need('key'));
+        await admin.revokeUserKey(need('user'), need('key'), requestId);
         result = { revoked: o.key };
         break;
       case 'create-workspace':
-        result = await admin.createWorkspace({ name: need('name'), ownerUserId: need('owner'), plan: o.plan as Plan | undefined, parentWorkspaceId: o.parent });
+        result = await admin.createWorkspace({ name: need('name'), ownerUserId: need('owner'), plan: o.plan as Plan | undefined, parentWorkspaceId: o.parent }, requestId);
         break;
       case 'update-workspace': {
         const limit = orNull(o.limit);
@@ -93,13 +96,13 @@ async function main(): Promise<void> {
           plan: o.plan as Plan | undefined,
           monthlyRetrievalLimit: limit === undefined || limit === null ? limit : Number.parseInt(limit, 10),
           parentWorkspaceId: orNull(o.parent),
-        });
+        }, requestId);
         break;
       }
       case 'bootstrap': {
-        const user = await admin.createUser({ email: need('email'), name: o.name });
-        const key = await admin.createUserKey(user.id, 'cli');
-        const workspace = await admin.createWorkspace({ name: o.workspace ?? 'My workspace', ownerUserId: user.id, plan: o.plan as Plan | undefined });
+        const user = await admin.createUser({ email: need('email'), name: o.name }, requestId);
+        const key = await admin.createUserKey(user.id, 'cli', requestId);
+        const workspace = await admin.createWorkspace({ name: o.workspace ?? 'My workspace', ownerUserId: user.id, plan: o.plan as Plan | undefined }, requestId);
         result = { user, key, workspace };
         break;
       }

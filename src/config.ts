@@ -34,6 +34,15 @@ export interface Config {
    * request's own; defaultMaxTokens: the token budget of a retrieval tool call that names none.
    */
   mcp: { allowedHosts: string[]; allowedOrigins: string[]; defaultMaxTokens: number };
+  /**
+   * Webhook delivery. allowPrivateTargets: URLs resolving to loopback, private or link-local addresses are accepted
+   * (development and tests only); timeoutMs: per delivery attempt; retryBaseMs and maxAttempts: exponential backoff
+   * (the defaults spread 14 attempts over about a day; the subscription is disabled when the last one fails);
+   * relayIntervalMs: how often the outbox is moved to the queue.
+   */
+  webhooks: { allowPrivateTargets: boolean; timeoutMs: number; retryBaseMs: number; maxAttempts: number; relayIntervalMs: number };
+  /** Audit events older than this many days are deleted; absent: kept for good. */
+  auditRetentionDays?: number;
 }
 
 const intString = { type: 'string', pattern: '^[0-9]+$' } as const;
@@ -65,6 +74,12 @@ const envSchema = {
     MCP_ALLOWED_HOSTS: { type: 'string', pattern: '^[^\\s]+$' },
     MCP_ALLOWED_ORIGINS: { type: 'string', pattern: '^[^\\s]+$' },
     MCP_DEFAULT_MAX_TOKENS: intString,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: { enum: ['on', 'off'] },
+    WEBHOOK_TIMEOUT_MS: intString,
+    WEBHOOK_RETRY_BASE_MS: intString,
+    WEBHOOK_MAX_ATTEMPTS: intString,
+    WEBHOOK_RELAY_INTERVAL_MS: intString,
+    AUDIT_RETENTION_DAYS: intString,
   },
 } as const;
 
@@ -120,5 +135,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowedOrigins: list(relevant.MCP_ALLOWED_ORIGINS),
       defaultMaxTokens: int('MCP_DEFAULT_MAX_TOKENS', 8_000),
     },
+    webhooks: {
+      allowPrivateTargets: relevant.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'on',
+      timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000),
+      // 10 s × (2^0 + … + 2^12) ≈ 22.8 h between the first and the 14th attempt.
+      retryBaseMs: Math.max(1, int('WEBHOOK_RETRY_BASE_MS', 10_000)),
+      maxAttempts: Math.max(1, int('WEBHOOK_MAX_ATTEMPTS', 14)),
+      relayIntervalMs: Math.max(10, int('WEBHOOK_RELAY_INTERVAL_MS', 1_000)),
+    },
+    auditRetentionDays: relevant.AUDIT_RETENTION_DAYS === undefined ? undefined : Number.parseInt(relevant.AUDIT_RETENTION_DAYS as string, 10),
   };
 }

@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { QueryCatalog } from './infra/cypher-files.js';
-import type { Clock } from './infra/ids.js';
+import { type Clock, systemClock } from './infra/ids.js';
 import { type LocalServer, startNeo4j, startRedis } from './infra/local-deps.js';
 import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver, createUntrustedDriver } from './infra/neo4j.js';
@@ -15,6 +15,7 @@ import { answerClientErrors } from './http/error-handler.js';
 import { Metrics } from './http/observability.js';
 import { type AppServices, createServices } from './services.js';
 import { analystConcurrency } from './analyst/service.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export function createLogger(level: string): Logger {
   // Keys travel only in the Authorization header; it is never logged.
@@ -63,6 +64,8 @@ export interface RunningService {
   url: string;
   server: Server;
   services: AppServices;
+  /** Delivers the webhook outbox (BullMQ on the same Redis, its own connections). */
+  dispatcher: WebhookDispatcher;
   stop(): Promise<void>;
 }
 
@@ -97,6 +100,13 @@ export async function startService(
     throw err;
   }
   services.gate.start();
+  const dispatcher = new WebhookDispatcher({ graph, redisUrl: endpoints.redisUrl, config, logger, clock: options.clock ?? systemClock });
+  dispatcher.start();
+  // Audit retention, hourly (and once at start); a failed pass is tried again at the next.
+  const purge = () => void services.audit.purgeExpired().catch((err) => logger.warn({ err: (err as Error).message }, 'audit retention pass failed'));
+  const retention = config.auditRetentionDays === undefined ? undefined : setInterval(purge, 3_600_000);
+  retention?.unref();
+  if (retention) purge();
   const app = createApp(services, { validateResponses: options.validateResponses });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
@@ -113,6 +123,7 @@ export async function startService(
     url: `http://${host}:${port}`,
     server,
     services,
+    dispatcher,
     stop: async () => {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -127,6 +138,8 @@ export async function startService(
         server.closeIdleConnections();
       });
       await services.gate.stop();
+      clearInterval(retention);
+      await dispatcher.stop();
       await driver.close();
       await untrustedDriver.close();
       await Promise.allSettled([redis.quit()]);

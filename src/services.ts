@@ -2,6 +2,7 @@ import { AdminService } from './admin/service.js';
 import { AgentService } from './agents/service.js';
 import { AnalystService } from './analyst/service.js';
 import { AnnotationService } from './annotations/service.js';
+import { AuditService } from './audit/service.js';
 import { FeedbackService } from './feedback/service.js';
 import { RequestGate } from './gate/gate.js';
 import { IdempotencyStore } from './gate/idempotency.js';
@@ -13,6 +14,7 @@ import { PlaybookService } from './playbooks/service.js';
 import { ReportService } from './reports/service.js';
 import { RetrievalService } from './retrieval/service.js';
 import type { Infra } from './service-deps.js';
+import { WebhookService } from './webhooks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
 
 export interface AppServices extends Infra {
@@ -30,6 +32,8 @@ export interface AppServices extends Infra {
   feedback: FeedbackService;
   analyst: AnalystService;
   reports: ReportService;
+  audit: AuditService;
+  webhooks: WebhookService;
 }
 
 /** Wires the component services to the process's connections and to one request gate. */
@@ -58,5 +62,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     feedback: new FeedbackService(deps),
     analyst: new AnalystService(deps),
     reports: new ReportService(deps),
+    audit: new AuditService(deps),
+    webhooks: new WebhookService(deps),
   };
 }

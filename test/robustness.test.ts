@@ -68,6 +68,7 @@ const basesRefusedByDesign = new Set([
   'createPlaybookVersion', // content or basedOnVersionId: one of the two, checked by the service
   'createNodeLink', // the fixture's link is already there: 409
   'runCypher', // the query is Cypher, which a schema cannot make valid: 400 invalid_cypher
+  'redeliverWebhook', // the fixture's receiver never answers, so its subscription is soon disabled: 409
   'mcp', // the sweep sends no Accept: application/json, text/event-stream, which Streamable HTTP requires: 406
 ]);
 
@@ -109,6 +110,8 @@ describe('robustness', function () {
     const workspace = await createWorkspace();
     const owner = workspace.owner.key;
     const playbook = await createPlaybook(workspace, owner);
+    // Subscribed before the nodes are made, so that a delivery exists (to a port nothing listens on).
+    const webhook = await request('POST', workspace.path('/webhooks'), { token: owner, body: { url: 'http://127.0.0.1:9/hook', eventTypes: ['node.created'] } });
     const a = await createNode(workspace, { content: 'See [[b]]' });
     const b = await createNode(workspace, { slug: 'b' });
     const agent = await createAgent(workspace);
@@ -137,6 +140,8 @@ describe('robustness', function () {
       ownerUserId: member.userId,
       annotationId: annotation.body.id,
       feedbackId: feedback.body.id,
+      subscriptionId: webhook.body.id,
+      deliveryId: (await request('GET', workspace.path(`/webhooks/${webhook.body.id}/deliveries`), { token: owner })).body.deliveries[0].id,
       asset: 'swagger-ui.css',
     };
     const targetIds: Record<string, string> = { playbook: playbook.id, playbook_version: ids.versionId, context_node: a.id };
@@ -171,6 +176,7 @@ describe('robustness', function () {
         case 'string':
           if (schema.format === 'email') return `sweep-${emails++}-${workspace.workspaceId}@example.test`;
           if (schema.format === 'date-time') return '2026-01-01T00:00:00Z';
+          if (schema.format === 'uri') return 'http://127.0.0.1:9/hook';
           return 'v'.repeat(Math.max(1, schema.minLength ?? 1));
         default:
           return 'v';

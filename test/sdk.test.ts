@@ -39,7 +39,7 @@ function recorder(onAnswer?: (seen: Seen) => void | Promise<void>) {
 
 /** Facade methods called during this file, `group.method`, to show every one is exercised. */
 const called = new Set<string>();
-const groups = ['workspace', 'usage', 'members', 'playbooks', 'versions', 'nodes', 'links', 'context', 'annotations', 'feedback', 'agents', 'keys'] as const;
+const groups = ['workspace', 'usage', 'members', 'playbooks', 'versions', 'nodes', 'links', 'context', 'annotations', 'feedback', 'agents', 'keys', 'audit', 'webhooks'] as const;
 
 /** A client whose method calls are noted in `called` (it behaves exactly as the client it wraps). */
 function clientFor(workspace: TestWorkspace, apiKey: string, options: Partial<PlaybooksClientOptions> = {}): PlaybooksClient {
@@ -172,6 +172,26 @@ describe('TypeScript client (sdk/)', () => {
       const resolved: string[] = [];
       for await (const f of owner.feedback.list({ status: 'resolved', targetId: node.id })) resolved.push(f.id);
       expect(resolved).to.deep.equal([feedback.id]);
+    });
+
+    it('audit log and webhooks', async () => {
+      const node = await owner.nodes.create({ title: unique('Audited'), description: 'Words' });
+      const page = await owner.audit.page({ target: node.id });
+      expect(page.events.map((e) => e.action)).to.deep.equal(['node.created']);
+      const all: string[] = [];
+      for await (const e of owner.audit.list({ action: 'node.*', limit: 1 })) all.push(e.id);
+      expect(all).to.include(page.events[0].id);
+      const sub = await owner.webhooks.create({ url: 'http://127.0.0.1:9/hook', eventTypes: ['node.created'] });
+      expect(sub.secret).to.match(/^whsec_/);
+      expect((await owner.webhooks.list()).map((s) => s.id)).to.include(sub.id);
+      expect((await owner.webhooks.get(sub.id)).status).to.equal('active');
+      await owner.nodes.create({ title: unique('Hooked'), description: 'Words' });
+      const [delivery] = await owner.webhooks.deliveries(sub.id);
+      expect(delivery.eventType).to.equal('node.created');
+      expect((await owner.webhooks.redeliver(sub.id, delivery.id)).status).to.equal('pending');
+      expect((await owner.webhooks.update(sub.id, { status: 'disabled' })).status).to.equal('disabled');
+      await owner.webhooks.delete(sub.id);
+      expect((await rejection(owner.webhooks.get(sub.id))).status).to.equal(404);
     });
 
     it('agents and keys', async () => {

@@ -230,6 +230,39 @@ export class PlaybooksClient {
       this.#send<T.ReactivateAgentResponse>(api.reactivateAgent, { path: this.#path({ agentId }) }, idempotent, call),
   };
 
+  /** The workspace's audit log (owners). */
+  readonly audit = {
+    /** Every event matching the query, newest first, page after page (following nextCursor). */
+    list: (query: Omit<Query<T.ListAuditEventsData>, 'cursor'> = {}, call?: CallOptions): Paged<Item<T.ListAuditEventsResponse['events']>, T.ListAuditEventsResponse> =>
+      pagedByCursor(
+        query as Query<T.ListAuditEventsData>,
+        (q) => this.audit.page(q, call),
+        (r) => r.events,
+        (r, q) => (r.nextCursor === null ? undefined : { ...q, cursor: r.nextCursor }),
+      ),
+    page: (query: Query<T.ListAuditEventsData> = {}, call?: CallOptions) =>
+      this.#send<T.ListAuditEventsResponse>(api.listAuditEvents, { path: this.#path(), query }, idempotent, call),
+  };
+
+  /** Webhook subscriptions and their delivery logs (owners). */
+  readonly webhooks = {
+    /** The signing secret is in this answer only. */
+    create: (body: Body<T.CreateWebhookData>, call?: CallOptions) =>
+      this.#send<T.CreateWebhookResponse>(api.createWebhook, { path: this.#path(), body }, once, call),
+    list: (call?: CallOptions) => this.#send<T.ListWebhooksResponse>(api.listWebhooks, { path: this.#path() }, idempotent, call).then((r) => r.subscriptions),
+    get: (subscriptionId: string, call?: CallOptions) =>
+      this.#send<T.GetWebhookResponse>(api.getWebhook, { path: this.#path({ subscriptionId }) }, idempotent, call),
+    update: (subscriptionId: string, body: Body<T.UpdateWebhookData>, call?: CallOptions) =>
+      this.#send<T.UpdateWebhookResponse>(api.updateWebhook, { path: this.#path({ subscriptionId }), body }, idempotent, call),
+    delete: (subscriptionId: string, call?: CallOptions) =>
+      this.#send<void>(api.deleteWebhook, { path: this.#path({ subscriptionId }) }, idempotent, call),
+    deliveries: (subscriptionId: string, query: Query<T.ListWebhookDeliveriesData> = {}, call?: CallOptions) =>
+      this.#send<T.ListWebhookDeliveriesResponse>(api.listWebhookDeliveries, { path: this.#path({ subscriptionId }), query }, idempotent, call).then((r) => r.deliveries),
+    /** Queues the delivery again (each call sends it once more: not retried). */
+    redeliver: (subscriptionId: string, deliveryId: string, call?: CallOptions) =>
+      this.#send<T.RedeliverWebhookResponse>(api.redeliverWebhook, { path: this.#path({ subscriptionId, deliveryId }) }, once, call),
+  };
+
   /** An agent's keys (its sponsor or an owner, with a user key). */
   readonly keys = {
     /** The full key is in this answer only. */

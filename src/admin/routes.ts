@@ -14,9 +14,9 @@ export function adminRoutes(s: { admin: AdminService }): AnyRoute[] {
       body: Strict({ email: Type.String({ format: 'email', maxLength: 320 }), name: Type.Optional(Name) }, { required: ['email'] }),
       responses: { 201: { description: 'The user', schema: UserSchema } },
       errors: [409],
-      handler: async ({ ctx, body }) => {
+      handler: async ({ ctx, body, requestId }) => {
         ctx.status = 201;
-        ctx.body = await s.admin.createUser(body);
+        ctx.body = await s.admin.createUser(body, requestId);
       },
     }),
     defineRoute({
@@ -24,17 +24,17 @@ export function adminRoutes(s: { admin: AdminService }): AnyRoute[] {
       params: Strict({ userId: Id() }),
       body: Strict({ label: Type.Optional(Label) }),
       responses: { 201: { description: 'The key, in full only here', schema: CreatedKeySchema } },
-      handler: async ({ ctx, params, body }) => {
+      handler: async ({ ctx, params, body, requestId }) => {
         ctx.status = 201;
-        ctx.body = await s.admin.createUserKey(params.userId, body.label);
+        ctx.body = await s.admin.createUserKey(params.userId, body.label, requestId);
       },
     }),
     defineRoute({
       ...base, method: 'delete', path: '/api/v1/admin/users/:userId/keys/:keyId', operationId: 'adminRevokeUserKey', summary: 'Revoke a user API key at once',
       params: Strict({ userId: Id(), keyId: Id() }),
       responses: { 204: { description: 'Revoked' } },
-      handler: async ({ ctx, params }) => {
-        await s.admin.revokeUserKey(params.userId, params.keyId);
+      handler: async ({ ctx, params, requestId }) => {
+        await s.admin.revokeUserKey(params.userId, params.keyId, requestId);
         ctx.status = 204;
       },
     }),
@@ -45,9 +45,9 @@ export function adminRoutes(s: { admin: AdminService }): AnyRoute[] {
         { required: ['name', 'ownerUserId'] },
       ),
       responses: { 201: { description: 'The workspace', schema: AdminWorkspaceSchema } },
-      handler: async ({ ctx, body }) => {
+      handler: async ({ ctx, body, requestId }) => {
         ctx.status = 201;
-        ctx.body = await s.admin.createWorkspace(body);
+        ctx.body = await s.admin.createWorkspace(body, requestId);
       },
     }),
     defineRoute({
@@ -60,8 +60,8 @@ export function adminRoutes(s: { admin: AdminService }): AnyRoute[] {
         parentWorkspaceId: Type.Optional(Nullable(Id())),
       }),
       responses: { 200: { description: 'The workspace', schema: AdminWorkspaceSchema } },
-      handler: async ({ ctx, params, body }) => {
-        ctx.body = await s.admin.updateWorkspace(params.workspaceId, body);
+      handler: async ({ ctx, params, body, requestId }) => {
+        ctx.body = await s.admin.updateWorkspace(params.workspaceId, body, requestId);
       },
     }),
   ];

@@ -1,3 +1,4 @@
+import { stampOf } from '../audit/recorder.js';
 import { type Caller, type Role, lowerRole } from '../auth/caller.js';
 import { generateKey } from '../auth/keys.js';
 import { AppError, invalidField, notFound } from '../errors.js';
@@ -31,6 +32,7 @@ export class AgentService {
       },
       caller.workspaceId,
       this.now(),
+      stampOf(caller, this.now()),
     );
     // The creator's membership vanished between authentication and the write.
     if (!agent) throw notFound('Workspace');
@@ -53,7 +55,7 @@ export class AgentService {
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
     const sponsorChanged = input.sponsorUserId !== undefined && input.sponsorUserId !== current.sponsorUserId;
-    const result = await this.repo.update(caller.workspaceId, agentId, changes, input.sponsorUserId ?? null);
+    const result = await this.repo.update(caller.workspaceId, agentId, changes, input.sponsorUserId ?? null, stampOf(caller, this.now()), current);
     if (!result) throw notFound('Agent');
     if (!result.sponsorIsMember) throw invalidField('/sponsorUserId', 'is not a member of this workspace');
     // The sponsor is part of the agent's cached principal (acting user, role cap).
@@ -63,15 +65,16 @@ export class AgentService {
 
   /** Deactivates the agent and revokes all its keys for good. Deactivating again is a no-op (204). */
   async deactivate(caller: Caller, agentId: string): Promise<void> {
-    await this.managed(caller, agentId);
-    const hashes = await this.repo.deactivate(caller.workspaceId, agentId, this.now());
+    const current = await this.managed(caller, agentId);
+    const now = this.now();
+    const hashes = await this.repo.deactivate(caller.workspaceId, agentId, now, stampOf(caller, now), current);
     if (!hashes) throw notFound('Agent');
     await this.deps.gate.accessChanged([caller.workspaceId], hashes);
   }
 
   /** Owner only (checked by the route). Active again with no keys; its sponsor must still be a member. */
   async reactivate(caller: Caller, agentId: string): Promise<Agent> {
-    const result = await this.repo.reactivate(caller.workspaceId, agentId);
+    const result = await this.repo.reactivate(caller.workspaceId, agentId, stampOf(caller, this.now()));
     if (!result) throw notFound('Agent');
     if (!result.sponsorIsMember) {
       throw new AppError('conflict', 'The agent’s sponsor is no longer a member of this workspace; give it another sponsor first (PUT sponsorUserId)');
@@ -83,7 +86,8 @@ export class AgentService {
   async createKey(caller: Caller, agentId: string, label?: string): Promise<AgentKey & { key: string }> {
     await this.managed(caller, agentId);
     const { key, prefix, hash } = generateKey('agent');
-    const result = await this.repo.createKey(caller.workspaceId, agentId, { id: newId('key'), label: label ?? null, prefix, hash, createdAt: this.now() });
+    const now = this.now();
+    const result = await this.repo.createKey(caller.workspaceId, agentId, { id: newId('key'), label: label ?? null, prefix, hash, createdAt: now }, stampOf(caller, now));
     if (!result) throw notFound('Agent');
     if (!result.key) throw new AppError('conflict', 'The agent is deactivated; reactivate it before giving it keys');
     return { ...result.key, key };
@@ -97,7 +101,8 @@ export class AgentService {
   /** Revokes at once, on every API process. Revoking a revoked key again is a no-op (204). */
   async revokeKey(caller: Caller, agentId: string, keyId: string): Promise<void> {
     await this.managed(caller, agentId);
-    const hash = await this.repo.revokeKey(caller.workspaceId, agentId, keyId, this.now());
+    const now = this.now();
+    const hash = await this.repo.revokeKey(caller.workspaceId, agentId, keyId, now, stampOf(caller, now));
     if (!hash) throw notFound('Key');
     await this.deps.gate.accessChanged([caller.workspaceId], [hash]);
   }

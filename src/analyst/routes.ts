@@ -61,11 +61,11 @@ export function analystRoutes(s: { analyst: AnalystService }): AnyRoute[] {
         },
       },
       errors: [422, 429],
-      handler: async ({ ctx, body }) => {
+      handler: async ({ ctx, body, requestId }) => {
         const caller = ctx.state.operator as AnalystCaller;
         const format = tabularFormat(ctx);
-        if (format === 'ndjson') return streamNdjson(ctx, (sink) => s.analyst.run(body, caller, sink));
-        const { columns, rows, outcome } = await collect(s.analyst, body, caller);
+        if (format === 'ndjson') return streamNdjson(ctx, (sink) => s.analyst.run(body, caller, sink, requestId));
+        const { columns, rows, outcome } = await collect(s.analyst, body, caller, requestId);
         if (format === 'csv') return sendCsv(ctx, columns, rows, outcome.truncated);
         ctx.body = { columns, rows, rowCount: rows.length, truncated: outcome.truncated, limit: outcome.limit, elapsedMs: outcome.elapsedMs };
       },
@@ -73,7 +73,7 @@ export function analystRoutes(s: { analyst: AnalystService }): AnyRoute[] {
   ];
 }
 
-async function collect(analyst: AnalystService, input: CypherInput, caller: AnalystCaller) {
+async function collect(analyst: AnalystService, input: CypherInput, caller: AnalystCaller, requestId: string) {
   let columns: string[] = [];
   const rows: unknown[][] = [];
   let bytes = 0;
@@ -84,7 +84,7 @@ async function collect(analyst: AnalystService, input: CypherInput, caller: Anal
       bytes += JSON.stringify(values).length;
       return bytes < maxBufferedBytes;
     },
-  });
+  }, requestId);
   return { columns, rows, outcome };
 }
 

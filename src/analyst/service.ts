@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { recordAuditAlone } from '../audit/recorder.js';
 import { AppError } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { AnalystRepository, type RowSink } from './repository.js';
@@ -35,7 +36,7 @@ export class AnalystService {
   private readonly repo: AnalystRepository;
   private running = 0;
 
-  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'logger'>) {
+  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'logger' | 'clock'>) {
     this.repo = new AnalystRepository(deps.graph);
   }
 
@@ -43,7 +44,7 @@ export class AnalystService {
    * Runs one query, handing its rows to `sink`. Every query is logged with its caller, a hash of its text
    * (the text itself may hold data the log should not), the rows and the time, whatever its outcome.
    */
-  async run(input: CypherInput, caller: AnalystCaller, sink: RowSink): Promise<CypherOutcome> {
+  async run(input: CypherInput, caller: AnalystCaller, sink: RowSink, requestId: string): Promise<CypherOutcome> {
     if (this.running >= analystConcurrency) {
       throw new AppError('rate_limited', `At most ${analystConcurrency} analyst queries run at once; try again shortly`, { headers: { 'Retry-After': '1' } });
     }
@@ -73,7 +74,12 @@ export class AnalystService {
       throw err;
     } finally {
       this.running -= 1;
-      this.deps.logger.info({ analystQuery: { caller, queryHash, rows, outcome, ms: Math.round(performance.now() - started), limit, timeoutMs } }, 'analyst query');
+      const ms = Math.round(performance.now() - started);
+      this.deps.logger.info({ analystQuery: { caller, queryHash, rows, outcome, ms, limit, timeoutMs } }, 'analyst query');
+      // Recorded in the audit log too (the operator's GET /api/v1/admin/audit-events); never fails the query.
+      await recordAuditAlone(this.deps.graph, { actor: { kind: caller === 'admin' ? 'operator' : 'analyst' }, requestId, at: this.deps.clock().toISOString() }, {
+        action: 'analyst.query.run', workspaceId: null, targetIds: [], after: { queryHash, rows, outcome, ms },
+      }).catch((err) => this.deps.logger.warn({ err: (err as Error).message }, 'analyst query not recorded in the audit log'));
     }
   }
 }

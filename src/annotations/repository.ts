@@ -1,3 +1,4 @@
+import { type AuditStamp, writeAudited } from '../audit/recorder.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import type { Annotation, ScopeType, TargetType } from './schemas.js';
 
@@ -16,9 +17,10 @@ export class AnnotationRepository {
   constructor(private readonly graph: GraphExecutor) {}
 
   /** The created annotation, or undefined when the target does not exist in the workspace. */
-  async create(workspaceId: string, input: NewAnnotation): Promise<Annotation | undefined> {
+  async create(workspaceId: string, input: NewAnnotation, stamp: AuditStamp): Promise<Annotation | undefined> {
     const { targetType, targetId, ...annotation } = input;
-    const [row] = await this.graph.write('annotations/create', { workspaceId, targetType, targetId, annotation });
+    const row = await writeAudited(this.graph, 'annotations/create', { workspaceId, targetType, targetId, annotation }, stamp, (r) =>
+      r?.annotation ? { action: 'annotation.created', workspaceId, targetIds: [input.id, targetId], after: { targetType, targetId, scopeType: input.scopeType, title: input.title, source: input.source } } : undefined);
     return row?.annotation;
   }
 
@@ -32,8 +34,9 @@ export class AnnotationRepository {
    * Deletes it if `principalId` can see it and is its author or `mayDeleteOthers`.
    * found false: not visible to the principal (or absent); deleted false with found true: not allowed.
    */
-  async delete(workspaceId: string, annotationId: string, principalId: string, mayDeleteOthers: boolean): Promise<{ found: boolean; deleted: boolean }> {
-    const [row] = await this.graph.write('annotations/delete', { workspaceId, annotationId, principalId, mayDeleteOthers });
+  async delete(workspaceId: string, annotationId: string, principalId: string, mayDeleteOthers: boolean, stamp: AuditStamp): Promise<{ found: boolean; deleted: boolean }> {
+    const row = (await writeAudited(this.graph, 'annotations/delete', { workspaceId, annotationId, principalId, mayDeleteOthers }, stamp, (r) =>
+      r?.deleted ? { action: 'annotation.deleted', workspaceId, targetIds: [annotationId], after: null } : undefined))!;
     return { found: row.found, deleted: row.deleted };
   }
 }

@@ -1,3 +1,4 @@
+import { stampOf } from '../audit/recorder.js';
 import { type Caller, roleAtLeast } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
@@ -52,7 +53,7 @@ export class AnnotationService {
       authorId: caller.principal.id,
       authorKind: caller.principal.kind,
       createdAt: this.deps.clock().toISOString(),
-    });
+    }, stampOf(caller, this.deps.clock().toISOString()));
     if (!annotation) throw notFound(targetNames[input.targetType]);
     await this.deps.gate.graphChanged(caller.workspaceId);
     return annotation;
@@ -71,7 +72,7 @@ export class AnnotationService {
 
   /** Its author, or an editor or owner; someone else's agent_local annotation is 404 (it is invisible to them). */
   async delete(caller: Caller, annotationId: string): Promise<void> {
-    const { found, deleted } = await this.repo.delete(caller.workspaceId, annotationId, caller.principal.id, roleAtLeast(caller.role, 'editor'));
+    const { found, deleted } = await this.repo.delete(caller.workspaceId, annotationId, caller.principal.id, roleAtLeast(caller.role, 'editor'), stampOf(caller, this.deps.clock().toISOString()));
     if (!found) throw notFound('Annotation');
     if (!deleted) throw new AppError('insufficient_role', 'Only the author of an annotation or an editor can delete it');
     await this.deps.gate.graphChanged(caller.workspaceId);

@@ -25,4 +25,6 @@ export interface Caller {
   workspaceId: string;
   role: Role;
   actingUserId: string;
+  /** The request's id (X-Request-Id): recorded with the audit event of every change the request makes. */
+  requestId: string;
 }

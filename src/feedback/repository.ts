@@ -1,4 +1,5 @@
 import type { TargetType } from '../annotations/schemas.js';
+import { type AuditStamp, writeAudited } from '../audit/recorder.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import type { Feedback, FeedbackStatus, FeedbackType } from './schemas.js';
 
@@ -15,9 +16,10 @@ export class FeedbackRepository {
   constructor(private readonly graph: GraphExecutor) {}
 
   /** The recorded feedback, or undefined when the target does not exist in the workspace. */
-  async create(workspaceId: string, input: Omit<Feedback, 'resolutionNote'>): Promise<Feedback | undefined> {
+  async create(workspaceId: string, input: Omit<Feedback, 'resolutionNote'>, stamp: AuditStamp): Promise<Feedback | undefined> {
     const { targetType, targetId, ...feedback } = input;
-    const [row] = await this.graph.write('feedback/create', { workspaceId, targetType, targetId, feedback });
+    const row = await writeAudited(this.graph, 'feedback/create', { workspaceId, targetType, targetId, feedback }, stamp, (r) =>
+      r?.feedback ? { action: 'feedback.created', workspaceId, targetIds: [input.id, targetId], after: { targetType, targetId, feedbackType: input.feedbackType, summary: input.summary, status: input.status } } : undefined);
     return row?.feedback;
   }
 
@@ -28,10 +30,14 @@ export class FeedbackRepository {
   }
 
   /** Sets the status (and the note when `note` is given; null clears it); undefined when there is no such feedback. */
-  async triage(workspaceId: string, feedbackId: string, status: FeedbackStatus, note: { value: string | null } | undefined, now: string): Promise<Feedback | undefined> {
-    const [row] = await this.graph.write('feedback/triage', {
-      workspaceId, feedbackId, status, setNote: note !== undefined, resolutionNote: note?.value ?? null, now,
-    });
+  async triage(workspaceId: string, feedbackId: string, status: FeedbackStatus, note: { value: string | null } | undefined, now: string, stamp: AuditStamp): Promise<Feedback | undefined> {
+    const params = { workspaceId, feedbackId, status, setNote: note !== undefined, resolutionNote: note?.value ?? null, now };
+    const row = await writeAudited(this.graph, 'feedback/triage', params, stamp, (r) =>
+      r && {
+        // feedback.resolved, feedback.dismissed, or feedback.reopened (back to open)
+        action: `feedback.${status === 'open' ? 'reopened' : status}`, workspaceId, targetIds: [feedbackId, r.feedback.targetId],
+        before: { status: r.previousStatus, resolutionNote: r.previousNote ?? null }, after: { status, resolutionNote: r.feedback.resolutionNote ?? null },
+      });
     return row?.feedback;
   }
 }

@@ -1,4 +1,5 @@
 import { requireText, targetNames } from '../annotations/service.js';
+import { stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
@@ -33,7 +34,7 @@ export class FeedbackService {
       authorKind: caller.principal.kind,
       createdAt: now,
       updatedAt: now,
-    });
+    }, stampOf(caller, now));
     if (!feedback) throw notFound(targetNames[input.targetType]);
     await this.rankingChanged(caller.workspaceId, feedback);
     return feedback;
@@ -54,7 +55,7 @@ export class FeedbackService {
   /** Sets the status; resolutionNote replaces the stored note when sent (null clears it), else it is kept. */
   async triage(caller: Caller, feedbackId: string, input: TriageInput): Promise<Feedback> {
     const note = input.resolutionNote === undefined ? undefined : { value: input.resolutionNote };
-    const feedback = await this.repo.triage(caller.workspaceId, feedbackId, input.status, note, this.now());
+    const feedback = await this.repo.triage(caller.workspaceId, feedbackId, input.status, note, this.now(), stampOf(caller, this.now()));
     if (!feedback) throw notFound('Feedback');
     await this.rankingChanged(caller.workspaceId, feedback);
     return feedback;

@@ -45,7 +45,8 @@ export interface QuotaTicket {
 
 /** A request the gate let through. */
 export interface Admission {
-  caller: Caller;
+  /** The caller; the router adds the request's id. */
+  caller: Omit<Caller, 'requestId'>;
   /** The workspace's graph generation, read in the same round trip; undefined when Redis cannot be reached. */
   generation?: string;
   quota?: QuotaTicket;
@@ -148,7 +149,7 @@ export class RequestGate {
       if (!roleAtLeast(role, rule.minRole)) {
         throw new AppError('insufficient_role', `This needs the ${rule.minRole} role or higher; the caller is ${role}`);
       }
-      const caller: Caller = { principal, workspaceId, role, actingUserId: principal.kind === 'user' ? principal.id : principal.sponsorUserId };
+      const caller: Admission['caller'] = { principal, workspaceId, role, actingUserId: principal.kind === 'user' ? principal.id : principal.sponsorUserId };
       const quota = rule.metered && reading ? this.ticket(reading, workspaceId, now, principal) : undefined;
       return { caller, generation: reading?.generation, quota };
     } catch (err) {
@@ -163,7 +164,7 @@ export class RequestGate {
    * counts the quota and reads the current graph generation; the request itself was already rate-limited.
    * Past the limit it throws quota_exceeded, as a metered route would.
    */
-  async meter(token: string, caller: Caller): Promise<Omit<Admission, 'caller'> & { quota: QuotaTicket }> {
+  async meter(token: string, caller: Admission['caller']): Promise<Omit<Admission, 'caller'> & { quota: QuotaTicket }> {
     const { workspaceId } = caller;
     const now = this.deps.clock();
     const reading = (await this.read(hashKey(token), workspaceId, true, now, false))!;

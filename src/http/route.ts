@@ -37,6 +37,8 @@ export interface RouteInput<P extends TObject, Q extends TObject, B extends TSch
  */
 export interface HandlerArgs<P extends TObject, Q extends TObject, B extends TSchema> extends RouteInput<P, Q, B> {
   caller: Caller;
+  /** The request's id (X-Request-Id), for services that record what the request changed (operator routes). */
+  requestId: string;
   ctx: Context;
 }
 
@@ -61,7 +63,7 @@ export interface RouteSpec<P extends TObject = Empty, Q extends TObject = Empty,
    * `when` decides on the body whether an answer qualifies (absent: every answer does, so a 304 needs no
    * handler at all); `perCaller` says, from the validated query, whether the answer also depends on who asks.
    */
-  cache?: { when?: (body: any, caller: Caller) => boolean; perCaller?: (query: Static<Q>) => boolean };
+  cache?: { when?: (body: any, caller: Omit<Caller, 'requestId'>) => boolean; perCaller?: (query: Static<Q>) => boolean };
   params?: P;
   query?: Q;
   body?: B;

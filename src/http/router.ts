@@ -95,8 +95,9 @@ function handle(route: AnyRoute, deps: RouterDeps): Run {
     const params = route.params ? validatePart(route.params, { ...ctx.params }, 'path') : {};
     const query = validatePart<Record<string, unknown>>(route.query ?? noQuery, { ...ctx.query }, 'query');
     const body = route.body ? validatePart(route.body, sent, 'body') : undefined;
-    const caller = admission?.caller as Caller;
-    const handler = () => route.handler({ params, query, body, caller, ctx } as never);
+    const requestId = String(ctx.state.requestId);
+    const caller = (admission ? { ...admission.caller, requestId } : undefined) as Caller;
+    const handler = () => route.handler({ params, query, body, caller, requestId, ctx } as never);
     const claim = await claimIdempotencyKey(ctx, route, deps.idempotency, caller, body);
     if (claim?.replay) {
       ctx.status = claim.replay.status;

@@ -1,3 +1,4 @@
+import { pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
@@ -59,6 +60,8 @@ export class NodeService {
           await this.repo.create(tx, ws, node, tokenCountsOf(node));
           await this.syncWikilinks(tx, ws, node.id, node.content, now);
           await this.resolveWikilinksTo(tx, ws, node.id, now);
+          const { id, createdAt, updatedAt, archivedAt, ...after } = node;
+          await recordAudit(tx, stampOf(caller, now), { action: 'node.created', workspaceId: ws, targetIds: [id], after });
           return (await this.repo.get(tx, ws, node.id))!;
         });
         await this.deps.gate.graphChanged(ws);
@@ -120,7 +123,13 @@ export class NodeService {
           await this.syncWikilinks(tx, ws, nodeId, input.content ?? current.content, now);
         }
         if (slugChanged) await this.resolveWikilinksTo(tx, ws, nodeId, now);
-        return (await this.repo.get(tx, ws, nodeId))!;
+        const updated = (await this.repo.get(tx, ws, nodeId))!;
+        const fields = Object.keys(input);
+        await recordAudit(tx, stampOf(caller, now), {
+          action: 'node.updated', workspaceId: ws, targetIds: [nodeId],
+          before: pick(current as unknown as Record<string, unknown>, fields), after: pick(updated as unknown as Record<string, unknown>, fields),
+        });
+        return updated;
       });
       await this.deps.gate.graphChanged(ws);
       return detail;
@@ -175,6 +184,8 @@ export class NodeService {
         throw new AppError('duplicate_link', `A ${input.linkType} link from ${sourceId} to ${input.targetId} already exists`);
       }
       const created: Link = { id: linkId, sourceId, sourceType, targetId: input.targetId, linkType: input.linkType, origin: 'manual', createdAt: now };
+      const { id, createdAt, ...after } = created;
+      await recordAudit(tx, stampOf(caller, now), { action: 'link.created', workspaceId: ws, targetIds: [linkId, sourceId, input.targetId], after });
       return created;
     });
     await this.deps.gate.graphChanged(ws);
@@ -184,13 +195,14 @@ export class NodeService {
   /** Deletes a manual link going out of the source. A wikilink's link belongs to the source's content (409). */
   async deleteLink(caller: Caller, sourceType: SourceType, sourceId: string, linkId: string): Promise<void> {
     const ws = caller.workspaceId;
-    await this.inWorkspace(ws, async (tx) => {
+    await this.inWorkspace(ws, async (tx, now) => {
       const result = await this.repo.deleteLink(tx, { workspaceId: ws, sourceType, sourceId, linkId });
       if (!result.sourceFound) throw notFound(sourceType === 'playbook' ? 'Playbook' : 'Context node');
       if (!result.linkFound) throw notFound('Link');
       if (!result.deleted) {
         throw new AppError('conflict', 'This link comes from a [[wikilink]] in the source node’s content; remove the wikilink from the content instead');
       }
+      await recordAudit(tx, stampOf(caller, now), { action: 'link.deleted', workspaceId: ws, targetIds: [linkId, sourceId], before: { sourceType, sourceId }, after: null });
     });
     await this.deps.gate.graphChanged(ws);
   }
@@ -200,6 +212,10 @@ export class NodeService {
     const changed = await this.inWorkspace(ws, async (tx, now) => {
       const result = await this.repo.setStatus(tx, ws, nodeId, status, now);
       if (!result.found) throw notFound('Context node');
+      await recordAudit(tx, stampOf(caller, now), {
+        action: status === 'archived' ? 'node.archived' : 'node.restored', workspaceId: ws, targetIds: [nodeId],
+        before: { status: result.changed ? (status === 'archived' ? 'live' : 'archived') : status }, after: { status },
+      });
       return result.changed;
     });
     if (changed) await this.deps.gate.graphChanged(ws);

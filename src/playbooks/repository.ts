@@ -1,3 +1,4 @@
+import { type AuditStamp, recordAudit } from '../audit/recorder.js';
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
 import { linkTypeParams } from '../nodes/link-types.js';
 import type { PlaybookDetail, PlaybookSummary, Version, VersionStatus, Visibility } from './schemas.js';
@@ -120,12 +121,18 @@ export class PlaybookRepository {
     baseSlug: string,
     chooseSlug: (taken: Set<string>) => string,
     input: Omit<NewPlaybook, 'slug'>,
+    stamp: AuditStamp,
   ): Promise<PlaybookDetail | undefined> {
     return this.graph.writeTx(async (tx) => {
       const [locked] = await tx.run('playbooks/lock-workspace-slugs', { workspaceId, slug: baseSlug, now: input.now });
       if (!locked) return undefined;
       const slug = chooseSlug(new Set(locked.taken));
       await tx.run('playbooks/create', { workspaceId, ...input, slug, content: JSON.stringify(input.content) });
+      const { content, changeNote, versionId, now, ...playbook } = input;
+      await recordAudit(tx, stamp, {
+        action: 'playbook.created', workspaceId, targetIds: [input.id, versionId],
+        after: { ...playbook, slug, version: { id: versionId, versionNumber: 1, status: 'draft', changeNote } },
+      });
       return this.get(workspaceId, input.id, tx);
     });
   }
@@ -168,15 +175,27 @@ export class PlaybookRepository {
     return row ? { wasDraft: row.wasDraft as boolean, version: toVersion(row.version) } : undefined;
   }
 
-  async archive(workspaceId: string, playbookId: string, now: string): Promise<boolean> {
-    const rows = await this.graph.write('playbooks/archive', { workspaceId, playbookId, now });
-    return rows.length > 0;
+  async archive(workspaceId: string, playbookId: string, now: string, stamp: AuditStamp): Promise<boolean> {
+    return this.graph.writeTx(async (tx) => {
+      const [row] = await tx.run('playbooks/archive', { workspaceId, playbookId, now });
+      if (!row) return false;
+      await recordAudit(tx, stamp, {
+        action: 'playbook.archived', workspaceId, targetIds: [playbookId],
+        before: { archivedAt: row.archivedBefore ?? null }, after: { archivedAt: row.archivedAt ?? null },
+      });
+      return true;
+    });
   }
 
-  async restore(workspaceId: string, playbookId: string, now: string): Promise<PlaybookDetail | undefined> {
+  async restore(workspaceId: string, playbookId: string, now: string, stamp: AuditStamp): Promise<PlaybookDetail | undefined> {
     return this.graph.writeTx(async (tx) => {
-      const rows = await tx.run('playbooks/restore', { workspaceId, playbookId, now });
-      return rows.length ? this.get(workspaceId, playbookId, tx) : undefined;
+      const [row] = await tx.run('playbooks/restore', { workspaceId, playbookId, now });
+      if (!row) return undefined;
+      await recordAudit(tx, stamp, {
+        action: 'playbook.restored', workspaceId, targetIds: [playbookId],
+        before: { archivedAt: row.archivedBefore ?? null }, after: { archivedAt: row.archivedAt ?? null },
+      });
+      return this.get(workspaceId, playbookId, tx);
     });
   }
 }

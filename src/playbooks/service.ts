@@ -1,3 +1,4 @@
+import { pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { slugify } from '../http/slug.js';
@@ -83,6 +84,7 @@ export class PlaybookService {
             return base;
           },
           { ...record, id: newId('pb'), versionId: newId('pbv'), now: this.now() },
+          stampOf(caller, this.now()),
         );
         if (!created) throw notFound('Workspace');
         await this.deps.gate.graphChanged(caller.workspaceId);
@@ -128,11 +130,19 @@ export class PlaybookService {
     }
     let updated: PlaybookDetail | undefined;
     try {
-      updated = await this.repo.withLockedPlaybook(caller.workspaceId, playbookId, this.now(), async (tx, state) => {
+      const now = this.now();
+      updated = await this.repo.withLockedPlaybook(caller.workspaceId, playbookId, now, async (tx, state) => {
         if (state.archived) throw archivedConflict();
+        const before = await this.repo.get(caller.workspaceId, playbookId, tx);
         const { ownerIsMember } = await this.repo.update(tx, caller.workspaceId, playbookId, changes);
         if (!ownerIsMember) throw invalidField('/ownerId', 'is not a member of this workspace');
-        return this.repo.get(caller.workspaceId, playbookId, tx);
+        const after = await this.repo.get(caller.workspaceId, playbookId, tx);
+        const fields = Object.keys(changes);
+        await recordAudit(tx, stampOf(caller, now), {
+          action: 'playbook.updated', workspaceId: caller.workspaceId, targetIds: [playbookId],
+          before: pick(before as unknown as Record<string, unknown>, fields), after: pick(after as unknown as Record<string, unknown>, fields),
+        });
+        return after;
       });
     } catch (err) {
       if (input.slug !== undefined && isConstraintViolation(err)) throw slugTaken(input.slug);
@@ -145,12 +155,14 @@ export class PlaybookService {
 
   /** Soft delete: sets archivedAt, keeps the record and its slug. Archiving an archived playbook is a no-op. */
   async archive(caller: Caller, playbookId: string): Promise<void> {
-    if (!(await this.repo.archive(caller.workspaceId, playbookId, this.now()))) throw notFound('Playbook');
+    const now = this.now();
+    if (!(await this.repo.archive(caller.workspaceId, playbookId, now, stampOf(caller, now)))) throw notFound('Playbook');
     await this.deps.gate.graphChanged(caller.workspaceId);
   }
 
   async restore(caller: Caller, playbookId: string): Promise<PlaybookDetail> {
-    const restored = await this.repo.restore(caller.workspaceId, playbookId, this.now());
+    const now = this.now();
+    const restored = await this.repo.restore(caller.workspaceId, playbookId, now, stampOf(caller, now));
     if (!restored) throw notFound('Playbook');
     await this.deps.gate.graphChanged(caller.workspaceId);
     return restored;
@@ -178,6 +190,10 @@ export class PlaybookService {
         now,
       });
       if (!version) throw notFound('Version named by basedOnVersionId');
+      await recordAudit(tx, stampOf(caller, now), {
+        action: 'playbook.version.created', workspaceId: caller.workspaceId, targetIds: [playbookId, version.id],
+        after: { versionNumber: version.versionNumber, status: version.status, changeNote: version.changeNote, basedOnVersionId: input.basedOnVersionId ?? null },
+      });
       return version;
     });
     if (!created) throw notFound('Playbook');
@@ -193,6 +209,10 @@ export class PlaybookService {
       const result = await this.repo.approveVersion(tx, caller.workspaceId, playbookId, versionId, now);
       if (!result) throw notFound('Playbook version');
       if (!result.wasDraft) throw new AppError('version_not_draft', `Version ${result.version.versionNumber} is ${result.version.status}; only a draft can be approved`);
+      await recordAudit(tx, stampOf(caller, now), {
+        action: 'playbook.version.approved', workspaceId: caller.workspaceId, targetIds: [playbookId, versionId],
+        before: { status: 'draft' }, after: { status: 'approved', versionNumber: result.version.versionNumber },
+      });
       return result.version;
     });
     if (!approved) throw notFound('Playbook');

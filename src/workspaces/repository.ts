@@ -1,4 +1,5 @@
 import type { Role } from '../auth/caller.js';
+import { type AuditStamp, writeAudited } from '../audit/recorder.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import type { Member, Workspace } from './schemas.js';
 
@@ -15,18 +16,23 @@ export class WorkspaceRepository {
     return rows.map((r) => r.member);
   }
 
-  async addMember(workspaceId: string, userId: string, role: Role, now: string) {
-    const [row] = await this.graph.write('workspaces/add-member', { workspaceId, userId, role, now });
+  async addMember(workspaceId: string, userId: string, role: Role, now: string, stamp: AuditStamp) {
+    const row = await writeAudited(this.graph, 'workspaces/add-member', { workspaceId, userId, role, now }, stamp, (r) =>
+      r?.member ? { action: 'member.added', workspaceId, targetIds: [userId], after: { userId, role } } : undefined);
     return row as { member: Member | null; userFound: boolean };
   }
 
-  async changeRole(workspaceId: string, userId: string, role: Role, now: string) {
-    const [row] = await this.graph.write('workspaces/change-member-role', { workspaceId, userId, role, now });
+  async changeRole(workspaceId: string, userId: string, role: Role, now: string, stamp: AuditStamp) {
+    const row = await writeAudited(this.graph, 'workspaces/change-member-role', { workspaceId, userId, role, now }, stamp, (r) =>
+      r?.member ? { action: 'member.role_changed', workspaceId, targetIds: [userId], before: { role: r.previousRole }, after: { role } } : undefined);
     return row as { member: Member | null; found: boolean; lastOwner: boolean };
   }
 
-  async removeMember(workspaceId: string, userId: string, now: string) {
-    const [row] = await this.graph.write('workspaces/remove-member', { workspaceId, userId, now });
+  async removeMember(workspaceId: string, userId: string, now: string, stamp: AuditStamp) {
+    const row = await writeAudited(this.graph, 'workspaces/remove-member', { workspaceId, userId, now }, stamp, (r) =>
+      r?.found && !r.lastOwner
+        ? { action: 'member.removed', workspaceId, targetIds: [userId], before: { userId }, after: { agentKeysRevoked: r.revokedKeyHashes.length } }
+        : undefined);
     return row as { found: boolean; lastOwner: boolean; revokedKeyHashes: string[] };
   }
 }

@@ -1,3 +1,4 @@
+import { stampOf } from '../audit/recorder.js';
 import type { Caller, Role } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import type { Usage } from '../gate/gate.js';
@@ -32,7 +33,7 @@ export class WorkspaceService {
   }
 
   async addMember(caller: Caller, userId: string, role: Role): Promise<Member> {
-    const { member, userFound } = await this.repo.addMember(caller.workspaceId, userId, role, this.now());
+    const { member, userFound } = await this.repo.addMember(caller.workspaceId, userId, role, this.now(), stampOf(caller, this.now()));
     if (!userFound) throw invalidField('/userId', 'does not name a user');
     if (!member) throw new AppError('already_member', 'That user is already a member of this workspace');
     await this.deps.gate.accessChanged([caller.workspaceId]);
@@ -40,7 +41,7 @@ export class WorkspaceService {
   }
 
   async changeRole(caller: Caller, userId: string, role: Role): Promise<Member> {
-    const result = await this.repo.changeRole(caller.workspaceId, userId, role, this.now());
+    const result = await this.repo.changeRole(caller.workspaceId, userId, role, this.now(), stampOf(caller, this.now()));
     if (!result.found) throw notFound('Member');
     if (result.lastOwner) throw new AppError('last_owner', 'The last owner of a workspace cannot be demoted');
     await this.deps.gate.accessChanged([caller.workspaceId]);
@@ -53,7 +54,7 @@ export class WorkspaceService {
     if (!self && caller.role !== 'owner') {
       throw new AppError('insufficient_role', 'Only an owner can remove another member');
     }
-    const result = await this.repo.removeMember(caller.workspaceId, userId, this.now());
+    const result = await this.repo.removeMember(caller.workspaceId, userId, this.now(), stampOf(caller, this.now()));
     if (!result.found) throw notFound('Member');
     if (result.lastOwner) throw new AppError('last_owner', 'The last owner of a workspace cannot be removed');
     await this.deps.gate.accessChanged([caller.workspaceId], result.revokedKeyHashes);

@@ -25,6 +25,12 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     NEO4J_URI: env.deps.neo4jUri,
     REDIS_URL: env.deps.redisUrl,
     SHUTDOWN_GRACE_MS: '2000',
+    // Webhook receivers in tests listen on 127.0.0.1, and retries come within milliseconds.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
+    WEBHOOK_RETRY_BASE_MS: '30',
+    WEBHOOK_MAX_ATTEMPTS: '5',
+    WEBHOOK_RELAY_INTERVAL_MS: '200',
+    WEBHOOK_TIMEOUT_MS: '2000',
     ...overrides,
   });
 }

@@ -2,8 +2,9 @@
 // otherwise the stored note is kept). Params: $workspaceId, $feedbackId, $status, $setNote, $resolutionNote, $now.
 // Columns: feedback (the API's feedback object). No row: no such feedback in this workspace.
 MATCH (f:Feedback {id: $feedbackId, workspaceId: $workspaceId})
+WITH f, f.status AS previousStatus, f.resolutionNote AS previousNote
 SET f.status = $status,
     f.resolutionNote = CASE WHEN $setNote THEN $resolutionNote ELSE f.resolutionNote END,
     f.updatedAt = $now
 RETURN f {.id, .targetType, .targetId, .feedbackType, .summary, .status, .resolutionNote, .authorId, .authorKind,
-          .createdAt, .updatedAt} AS feedback
+          .createdAt, .updatedAt} AS feedback, previousStatus, previousNote

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AddMemberData, AddMemberErrors, AddMemberResponses, AdminCreateUserData, AdminCreateUserErrors, AdminCreateUserKeyData, AdminCreateUserKeyErrors, AdminCreateUserKeyResponses, AdminCreateUserResponses, AdminCreateWorkspaceData, AdminCreateWorkspaceErrors, AdminCreateWorkspaceResponses, AdminRevokeUserKeyData, AdminRevokeUserKeyErrors, AdminRevokeUserKeyResponses, AdminUpdateWorkspaceData, AdminUpdateWorkspaceErrors, AdminUpdateWorkspaceResponses, ApprovePlaybookVersionData, ApprovePlaybookVersionErrors, ApprovePlaybookVersionResponses, ArchiveContextNodeData, ArchiveContextNodeErrors, ArchiveContextNodeResponses, ArchivePlaybookData, ArchivePlaybookErrors, ArchivePlaybookResponses, ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, ContextUpdatesData, ContextUpdatesErrors, ContextUpdatesResponses, CreateAgentKeyData, CreateAgentKeyErrors, CreateAgentKeyResponses, CreateAnnotationData, CreateAnnotationErrors, CreateAnnotationResponses, CreateContextNodeData, CreateContextNodeErrors, CreateContextNodeResponses, CreateFeedbackData, CreateFeedbackErrors, CreateFeedbackResponses, CreateNodeLinkData, CreateNodeLinkErrors, CreateNodeLinkResponses, CreatePlaybookData, CreatePlaybookErrors, CreatePlaybookLinkData, CreatePlaybookLinkErrors, CreatePlaybookLinkResponses, CreatePlaybookResponses, CreatePlaybookVersionData, CreatePlaybookVersionErrors, CreatePlaybookVersionResponses, DeactivateAgentData, DeactivateAgentErrors, DeactivateAgentResponses, DeleteAnnotationData, DeleteAnnotationErrors, DeleteAnnotationResponses, DeleteNodeLinkData, DeleteNodeLinkErrors, DeleteNodeLinkResponses, DeletePlaybookLinkData, DeletePlaybookLinkErrors, DeletePlaybookLinkResponses, DocsAssetData, DocsAssetErrors, DocsAssetResponses, DocsData, DocsResponses, FollowLinksData, FollowLinksErrors, FollowLinksResponses, GetAgentData, GetAgentErrors, GetAgentResponses, GetBundleData, GetBundleErrors, GetBundleResponses, GetContextNodeData, GetContextNodeErrors, GetContextNodeResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetPlaybookData, GetPlaybookErrors, GetPlaybookResponses, GetPlaybookVersionData, GetPlaybookVersionErrors, GetPlaybookVersionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, HealthData, HealthResponses, ListAgentKeysData, ListAgentKeysErrors, ListAgentKeysResponses, ListAgentsData, ListAgentsErrors, ListAgentsResponses, ListAnnotationsData, ListAnnotationsErrors, ListAnnotationsResponses, ListContextNodesData, ListContextNodesErrors, ListContextNodesResponses, ListFeedbackData, ListFeedbackErrors, ListFeedbackResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListPlaybooksData, ListPlaybooksErrors, ListPlaybooksResponses, ListReportsData, ListReportsErrors, ListReportsResponses, McpData, McpErrors, McpResponses, MetricsData, MetricsErrors, MetricsResponses, OpenApiData, OpenApiResponses, ReactivateAgentData, ReactivateAgentErrors, ReactivateAgentResponses, ReadyData, ReadyErrors, ReadyResponses, RegisterAgentData, RegisterAgentErrors, RegisterAgentResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreContextNodeData, RestoreContextNodeErrors, RestoreContextNodeResponses, RestorePlaybookData, RestorePlaybookErrors, RestorePlaybookResponses, RevokeAgentKeyData, RevokeAgentKeyErrors, RevokeAgentKeyResponses, RunCypherData, RunCypherErrors, RunCypherResponses, RunReportFeedbackSummaryData, RunReportFeedbackSummaryErrors, RunReportFeedbackSummaryResponses, RunReportHubsData, RunReportHubsErrors, RunReportHubsResponses, RunReportNearDuplicateTitlesData, RunReportNearDuplicateTitlesErrors, RunReportNearDuplicateTitlesResponses, RunReportOrphansData, RunReportOrphansErrors, RunReportOrphansResponses, RunReportPlaybooksAwaitingApprovalData, RunReportPlaybooksAwaitingApprovalErrors, RunReportPlaybooksAwaitingApprovalResponses, RunReportRequiresCyclesData, RunReportRequiresCyclesErrors, RunReportRequiresCyclesResponses, RunReportRetrievalsPerAgentData, RunReportRetrievalsPerAgentErrors, RunReportRetrievalsPerAgentResponses, RunReportStaleContextData, RunReportStaleContextErrors, RunReportStaleContextResponses, RunReportUnreachedNodesData, RunReportUnreachedNodesErrors, RunReportUnreachedNodesResponses, RunReportUnresolvedWikilinksData, RunReportUnresolvedWikilinksErrors, RunReportUnresolvedWikilinksResponses, TriageFeedbackData, TriageFeedbackErrors, TriageFeedbackResponses, UpdateAgentData, UpdateAgentErrors, UpdateAgentResponses, UpdateContextNodeData, UpdateContextNodeErrors, UpdateContextNodeResponses, UpdatePlaybookData, UpdatePlaybookErrors, UpdatePlaybookResponses } from './types.gen.js';
+import type { AddMemberData, AddMemberErrors, AddMemberResponses, AdminCreateUserData, AdminCreateUserErrors, AdminCreateUserKeyData, AdminCreateUserKeyErrors, AdminCreateUserKeyResponses, AdminCreateUserResponses, AdminCreateWorkspaceData, AdminCreateWorkspaceErrors, AdminCreateWorkspaceResponses, AdminListAuditEventsData, AdminListAuditEventsErrors, AdminListAuditEventsResponses, AdminRevokeUserKeyData, AdminRevokeUserKeyErrors, AdminRevokeUserKeyResponses, AdminUpdateWorkspaceData, AdminUpdateWorkspaceErrors, AdminUpdateWorkspaceResponses, ApprovePlaybookVersionData, ApprovePlaybookVersionErrors, ApprovePlaybookVersionResponses, ArchiveContextNodeData, ArchiveContextNodeErrors, ArchiveContextNodeResponses, ArchivePlaybookData, ArchivePlaybookErrors, ArchivePlaybookResponses, ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, ContextUpdatesData, ContextUpdatesErrors, ContextUpdatesResponses, CreateAgentKeyData, CreateAgentKeyErrors, CreateAgentKeyResponses, CreateAnnotationData, CreateAnnotationErrors, CreateAnnotationResponses, CreateContextNodeData, CreateContextNodeErrors, CreateContextNodeResponses, CreateFeedbackData, CreateFeedbackErrors, CreateFeedbackResponses, CreateNodeLinkData, CreateNodeLinkErrors, CreateNodeLinkResponses, CreatePlaybookData, CreatePlaybookErrors, CreatePlaybookLinkData, CreatePlaybookLinkErrors, CreatePlaybookLinkResponses, CreatePlaybookResponses, CreatePlaybookVersionData, CreatePlaybookVersionErrors, CreatePlaybookVersionResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateAgentData, DeactivateAgentErrors, DeactivateAgentResponses, DeleteAnnotationData, DeleteAnnotationErrors, DeleteAnnotationResponses, DeleteNodeLinkData, DeleteNodeLinkErrors, DeleteNodeLinkResponses, DeletePlaybookLinkData, DeletePlaybookLinkErrors, DeletePlaybookLinkResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DocsAssetData, DocsAssetErrors, DocsAssetResponses, DocsData, DocsResponses, FollowLinksData, FollowLinksErrors, FollowLinksResponses, GetAgentData, GetAgentErrors, GetAgentResponses, GetBundleData, GetBundleErrors, GetBundleResponses, GetContextNodeData, GetContextNodeErrors, GetContextNodeResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetPlaybookData, GetPlaybookErrors, GetPlaybookResponses, GetPlaybookVersionData, GetPlaybookVersionErrors, GetPlaybookVersionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, HealthData, HealthResponses, ListAgentKeysData, ListAgentKeysErrors, ListAgentKeysResponses, ListAgentsData, ListAgentsErrors, ListAgentsResponses, ListAnnotationsData, ListAnnotationsErrors, ListAnnotationsResponses, ListAuditEventsData, ListAuditEventsErrors, ListAuditEventsResponses, ListContextNodesData, ListContextNodesErrors, ListContextNodesResponses, ListFeedbackData, ListFeedbackErrors, ListFeedbackResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListPlaybooksData, ListPlaybooksErrors, ListPlaybooksResponses, ListReportsData, ListReportsErrors, ListReportsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, McpData, McpErrors, McpResponses, MetricsData, MetricsErrors, MetricsResponses, OpenApiData, OpenApiResponses, ReactivateAgentData, ReactivateAgentErrors, ReactivateAgentResponses, ReadyData, ReadyErrors, ReadyResponses, RedeliverWebhookData, RedeliverWebhookErrors, RedeliverWebhookResponses, RegisterAgentData, RegisterAgentErrors, RegisterAgentResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreContextNodeData, RestoreContextNodeErrors, RestoreContextNodeResponses, RestorePlaybookData, RestorePlaybookErrors, RestorePlaybookResponses, RevokeAgentKeyData, RevokeAgentKeyErrors, RevokeAgentKeyResponses, RunCypherData, RunCypherErrors, RunCypherResponses, RunReportFeedbackSummaryData, RunReportFeedbackSummaryErrors, RunReportFeedbackSummaryResponses, RunReportHubsData, RunReportHubsErrors, RunReportHubsResponses, RunReportNearDuplicateTitlesData, RunReportNearDuplicateTitlesErrors, RunReportNearDuplicateTitlesResponses, RunReportOrphansData, RunReportOrphansErrors, RunReportOrphansResponses, RunReportPlaybooksAwaitingApprovalData, RunReportPlaybooksAwaitingApprovalErrors, RunReportPlaybooksAwaitingApprovalResponses, RunReportRequiresCyclesData, RunReportRequiresCyclesErrors, RunReportRequiresCyclesResponses, RunReportRetrievalsPerAgentData, RunReportRetrievalsPerAgentErrors, RunReportRetrievalsPerAgentResponses, RunReportStaleContextData, RunReportStaleContextErrors, RunReportStaleContextResponses, RunReportUnreachedNodesData, RunReportUnreachedNodesErrors, RunReportUnreachedNodesResponses, RunReportUnresolvedWikilinksData, RunReportUnresolvedWikilinksErrors, RunReportUnresolvedWikilinksResponses, TriageFeedbackData, TriageFeedbackErrors, TriageFeedbackResponses, UpdateAgentData, UpdateAgentErrors, UpdateAgentResponses, UpdateContextNodeData, UpdateContextNodeErrors, UpdateContextNodeResponses, UpdatePlaybookData, UpdatePlaybookErrors, UpdatePlaybookResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -773,6 +773,109 @@ export const runCypher = <ThrowOnError extends boolean = false>(options: Options
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * The workspace’s audit log: who changed what, and when
+ *
+ * Every change made in the workspace, one event each, written in the change’s own transaction. Newest first. Filters: actor (a user or agent id, or operator/analyst), action (exact, or a prefix such as playbook.*), target (an id among the event’s targets), from (inclusive) and to (exclusive) as ISO timestamps. Pages follow nextCursor. Events never hold key material or other secrets.
+ */
+export const listAuditEvents = <ThrowOnError extends boolean = false>(options: Options<ListAuditEventsData, ThrowOnError>) => (options.client ?? client).get<ListAuditEventsResponses, ListAuditEventsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/audit-events',
+    ...options
+});
+
+/**
+ * The whole audit log (operator)
+ *
+ * Every workspace’s events, the operator’s changes to users and keys, and the analysts’ queries (caller, query hash, rows, time). workspaceId narrows to one workspace. Newest first. Filters: actor (a user or agent id, or operator/analyst), action (exact, or a prefix such as playbook.*), target (an id among the event’s targets), from (inclusive) and to (exclusive) as ISO timestamps. Pages follow nextCursor. Events never hold key material or other secrets.
+ */
+export const adminListAuditEvents = <ThrowOnError extends boolean = false>(options?: Options<AdminListAuditEventsData, ThrowOnError>) => (options?.client ?? client).get<AdminListAuditEventsResponses, AdminListAuditEventsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/audit-events',
+    ...options
+});
+
+/**
+ * The workspace’s webhook subscriptions
+ */
+export const listWebhooks = <ThrowOnError extends boolean = false>(options: Options<ListWebhooksData, ThrowOnError>) => (options.client ?? client).get<ListWebhooksResponses, ListWebhooksErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/webhooks',
+    ...options
+});
+
+/**
+ * Subscribe a URL to events
+ *
+ * The response holds the signing secret, shown this once. Each event is POSTed per the Standard Webhooks specification (webhook-id, webhook-timestamp, webhook-signature: HMAC-SHA256 with the whsec_ secret), at least once, in the order the changes were committed, retried with exponential backoff for about a day; a subscription whose deliveries fail for that long is disabled, with disabledReason saying why. A URL resolving to a loopback, private or link-local address is 400 unless the operator allows such targets (WEBHOOK_ALLOW_PRIVATE_TARGETS).
+ */
+export const createWebhook = <ThrowOnError extends boolean = false>(options: Options<CreateWebhookData, ThrowOnError>) => (options.client ?? client).post<CreateWebhookResponses, CreateWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/webhooks',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a subscription
+ *
+ * Nothing more is sent; deliveries still waiting are cancelled.
+ */
+export const deleteWebhook = <ThrowOnError extends boolean = false>(options: Options<DeleteWebhookData, ThrowOnError>) => (options.client ?? client).delete<DeleteWebhookResponses, DeleteWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}',
+    ...options
+});
+
+/**
+ * One webhook subscription
+ */
+export const getWebhook = <ThrowOnError extends boolean = false>(options: Options<GetWebhookData, ThrowOnError>) => (options.client ?? client).get<GetWebhookResponses, GetWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}',
+    ...options
+});
+
+/**
+ * Change, disable or re-enable a subscription
+ *
+ * status active re-enables a disabled subscription (its reason is cleared); deliveries given up meanwhile can be redelivered.
+ */
+export const updateWebhook = <ThrowOnError extends boolean = false>(options: Options<UpdateWebhookData, ThrowOnError>) => (options.client ?? client).patch<UpdateWebhookResponses, UpdateWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * A subscription’s delivery log
+ *
+ * Newest first: each delivery’s status, attempts, last response code and error, and times.
+ */
+export const listWebhookDeliveries = <ThrowOnError extends boolean = false>(options: Options<ListWebhookDeliveriesData, ThrowOnError>) => (options.client ?? client).get<ListWebhookDeliveriesResponses, ListWebhookDeliveriesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}/deliveries',
+    ...options
+});
+
+/**
+ * Send a delivery again
+ *
+ * Queued after what is already waiting for the subscription, with the same webhook-id. 409 when the subscription is disabled.
+ */
+export const redeliverWebhook = <ThrowOnError extends boolean = false>(options: Options<RedeliverWebhookData, ThrowOnError>) => (options.client ?? client).post<RedeliverWebhookResponses, RedeliverWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}/deliveries/{deliveryId}/redeliver',
+    ...options
 });
 
 /**

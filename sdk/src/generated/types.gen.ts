@@ -5822,6 +5822,787 @@ export type RunCypherResponses = {
 
 export type RunCypherResponse = RunCypherResponses[keyof RunCypherResponses];
 
+export type ListAuditEventsData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * A user or agent id, or operator / analyst
+         */
+        actor?: string;
+        /**
+         * An action, or a prefix ending in .* (playbook.*)
+         */
+        action?: string;
+        /**
+         * Events whose targets include this id
+         */
+        target?: string;
+        /**
+         * Events at or after this time
+         */
+        from?: string;
+        /**
+         * Events before this time
+         */
+        to?: string;
+        limit?: number;
+        /**
+         * nextCursor of the previous page
+         */
+        cursor?: string;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/audit-events';
+};
+
+export type ListAuditEventsErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ListAuditEventsError = ListAuditEventsErrors[keyof ListAuditEventsErrors];
+
+export type ListAuditEventsResponses = {
+    /**
+     * One page of events
+     */
+    200: {
+        events: Array<{
+            id: string;
+            workspaceId: string | null;
+            /**
+             * e.g. playbook.version.approved, agent.key.revoked (see the event catalogue)
+             */
+            action: string;
+            actor: {
+                kind: 'user' | 'agent' | 'operator' | 'analyst';
+                id: string | null;
+                sponsorUserId: string | null;
+            };
+            /**
+             * The ids the change touched, the main one first
+             */
+            targetIds: Array<string>;
+            /**
+             * The X-Request-Id of the request that made the change
+             */
+            requestId: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            at: string;
+            before: {
+                [key: string]: unknown;
+            } | null;
+            after: {
+                [key: string]: unknown;
+            } | null;
+        }>;
+        nextCursor: string | null;
+    };
+};
+
+export type ListAuditEventsResponse = ListAuditEventsResponses[keyof ListAuditEventsResponses];
+
+export type AdminListAuditEventsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * A user or agent id, or operator / analyst
+         */
+        actor?: string;
+        /**
+         * An action, or a prefix ending in .* (playbook.*)
+         */
+        action?: string;
+        /**
+         * Events whose targets include this id
+         */
+        target?: string;
+        /**
+         * Events at or after this time
+         */
+        from?: string;
+        /**
+         * Events before this time
+         */
+        to?: string;
+        limit?: number;
+        /**
+         * nextCursor of the previous page
+         */
+        cursor?: string;
+        /**
+         * Only this workspace’s events
+         */
+        workspaceId?: string;
+    };
+    url: '/api/v1/admin/audit-events';
+};
+
+export type AdminListAuditEventsErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AdminListAuditEventsError = AdminListAuditEventsErrors[keyof AdminListAuditEventsErrors];
+
+export type AdminListAuditEventsResponses = {
+    /**
+     * One page of events
+     */
+    200: {
+        events: Array<{
+            id: string;
+            workspaceId: string | null;
+            /**
+             * e.g. playbook.version.approved, agent.key.revoked (see the event catalogue)
+             */
+            action: string;
+            actor: {
+                kind: 'user' | 'agent' | 'operator' | 'analyst';
+                id: string | null;
+                sponsorUserId: string | null;
+            };
+            /**
+             * The ids the change touched, the main one first
+             */
+            targetIds: Array<string>;
+            /**
+             * The X-Request-Id of the request that made the change
+             */
+            requestId: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            at: string;
+            before: {
+                [key: string]: unknown;
+            } | null;
+            after: {
+                [key: string]: unknown;
+            } | null;
+        }>;
+        nextCursor: string | null;
+    };
+};
+
+export type AdminListAuditEventsResponse = AdminListAuditEventsResponses[keyof AdminListAuditEventsResponses];
+
+export type ListWebhooksData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/webhooks';
+};
+
+export type ListWebhooksErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ListWebhooksError = ListWebhooksErrors[keyof ListWebhooksErrors];
+
+export type ListWebhooksResponses = {
+    /**
+     * Subscriptions, oldest first (never their secrets)
+     */
+    200: {
+        subscriptions: Array<{
+            id: string;
+            url: string;
+            eventTypes: Array<string>;
+            description: string | null;
+            status: 'active' | 'disabled';
+            disabledReason: string | null;
+            disabledAt: string | null;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+        }>;
+    };
+};
+
+export type ListWebhooksResponse = ListWebhooksResponses[keyof ListWebhooksResponses];
+
+export type CreateWebhookData = {
+    body: {
+        /**
+         * http(s) URL the events are POSTed to
+         */
+        url: string;
+        eventTypes: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'quota.warning' | 'quota.exhausted'>;
+        description?: string;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/webhooks';
+};
+
+export type CreateWebhookErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type CreateWebhookError = CreateWebhookErrors[keyof CreateWebhookErrors];
+
+export type CreateWebhookResponses = {
+    /**
+     * The subscription, with its secret
+     */
+    201: {
+        id: string;
+        url: string;
+        eventTypes: Array<string>;
+        description: string | null;
+        status: 'active' | 'disabled';
+        disabledReason: string | null;
+        disabledAt: string | null;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        createdAt: string;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        updatedAt: string;
+        /**
+         * whsec_… signing secret; shown only in this response
+         */
+        secret: string;
+    };
+};
+
+export type CreateWebhookResponse = CreateWebhookResponses[keyof CreateWebhookResponses];
+
+export type DeleteWebhookData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+        /**
+         * Subscription id
+         */
+        subscriptionId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}';
+};
+
+export type DeleteWebhookErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type DeleteWebhookError = DeleteWebhookErrors[keyof DeleteWebhookErrors];
+
+export type DeleteWebhookResponses = {
+    /**
+     * Deleted
+     */
+    204: void;
+};
+
+export type DeleteWebhookResponse = DeleteWebhookResponses[keyof DeleteWebhookResponses];
+
+export type GetWebhookData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+        /**
+         * Subscription id
+         */
+        subscriptionId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}';
+};
+
+export type GetWebhookErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type GetWebhookError = GetWebhookErrors[keyof GetWebhookErrors];
+
+export type GetWebhookResponses = {
+    /**
+     * The subscription
+     */
+    200: {
+        id: string;
+        url: string;
+        eventTypes: Array<string>;
+        description: string | null;
+        status: 'active' | 'disabled';
+        disabledReason: string | null;
+        disabledAt: string | null;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        createdAt: string;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        updatedAt: string;
+    };
+};
+
+export type GetWebhookResponse = GetWebhookResponses[keyof GetWebhookResponses];
+
+export type UpdateWebhookData = {
+    body?: {
+        /**
+         * http(s) URL the events are POSTed to
+         */
+        url?: string;
+        eventTypes?: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'quota.warning' | 'quota.exhausted'>;
+        description?: string | null;
+        status?: 'active' | 'disabled';
+    };
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+        /**
+         * Subscription id
+         */
+        subscriptionId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}';
+};
+
+export type UpdateWebhookErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type UpdateWebhookError = UpdateWebhookErrors[keyof UpdateWebhookErrors];
+
+export type UpdateWebhookResponses = {
+    /**
+     * The subscription
+     */
+    200: {
+        id: string;
+        url: string;
+        eventTypes: Array<string>;
+        description: string | null;
+        status: 'active' | 'disabled';
+        disabledReason: string | null;
+        disabledAt: string | null;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        createdAt: string;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        updatedAt: string;
+    };
+};
+
+export type UpdateWebhookResponse = UpdateWebhookResponses[keyof UpdateWebhookResponses];
+
+export type ListWebhookDeliveriesData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+        /**
+         * Subscription id
+         */
+        subscriptionId: string;
+    };
+    query?: {
+        status?: 'pending' | 'delivered' | 'failed' | 'cancelled';
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}/deliveries';
+};
+
+export type ListWebhookDeliveriesErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ListWebhookDeliveriesError = ListWebhookDeliveriesErrors[keyof ListWebhookDeliveriesErrors];
+
+export type ListWebhookDeliveriesResponses = {
+    /**
+     * Deliveries
+     */
+    200: {
+        deliveries: Array<{
+            /**
+             * Also the webhook-id header of every attempt
+             */
+            id: string;
+            /**
+             * The audit event delivered
+             */
+            eventId: string;
+            eventType: string;
+            /**
+             * Its place in the subscription’s order
+             */
+            seq: number;
+            status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+            attempts: number;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            lastAttemptAt: string | null;
+            deliveredAt: string | null;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+        }>;
+    };
+};
+
+export type ListWebhookDeliveriesResponse = ListWebhookDeliveriesResponses[keyof ListWebhookDeliveriesResponses];
+
+export type RedeliverWebhookData = {
+    body?: never;
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+        /**
+         * Subscription id
+         */
+        subscriptionId: string;
+        /**
+         * Delivery id
+         */
+        deliveryId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}/deliveries/{deliveryId}/redeliver';
+};
+
+export type RedeliverWebhookErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RedeliverWebhookError = RedeliverWebhookErrors[keyof RedeliverWebhookErrors];
+
+export type RedeliverWebhookResponses = {
+    /**
+     * Queued
+     */
+    202: {
+        /**
+         * Also the webhook-id header of every attempt
+         */
+        id: string;
+        /**
+         * The audit event delivered
+         */
+        eventId: string;
+        eventType: string;
+        /**
+         * Its place in the subscription’s order
+         */
+        seq: number;
+        status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+        attempts: number;
+        lastStatusCode: number | null;
+        lastError: string | null;
+        lastAttemptAt: string | null;
+        deliveredAt: string | null;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        createdAt: string;
+    };
+};
+
+export type RedeliverWebhookResponse = RedeliverWebhookResponses[keyof RedeliverWebhookResponses];
+
 export type McpData = {
     body?: {
         jsonrpc: '2.0';

@@ -1,0 +1,114 @@
+import type { Caller } from '../auth/caller.js';
+import { newId } from '../infra/ids.js';
+import type { GraphExecutor, GraphTx, Params, Row } from '../infra/neo4j.js';
+
+/**
+ * Who made a change: a user, an agent (with the human who sponsors it), or the operator (ADMIN_TOKEN) or an
+ * analyst (ANALYST_TOKEN) on the admin API.
+ */
+export type Actor =
+  | { kind: 'user'; id: string }
+  | { kind: 'agent'; id: string; sponsorUserId: string }
+  | { kind: 'operator' | 'analyst' };
+
+/** What every audit event of one request shares: who, which request, when. Built by the service. */
+export interface AuditStamp {
+  actor: Actor;
+  requestId: string;
+  at: string;
+}
+
+/** One change, as the repository that makes it describes it. */
+export interface AuditEntry {
+  /** `playbook.version.approved`, `agent.key.revoked`, … (docs/api.md, "Audit events"). */
+  action: string;
+  /** The workspace the change belongs to; null only for the operator's changes to users and their keys. */
+  workspaceId: string | null;
+  targetIds: string[];
+  /** The changed fields before and after (null on creation and removal respectively). */
+  before?: Record<string, unknown> | null;
+  after?: Record<string, unknown> | null;
+}
+
+export function actorOf(caller: Pick<Caller, 'principal'>): Actor {
+  const p = caller.principal;
+  return p.kind === 'user' ? { kind: 'user', id: p.id } : { kind: 'agent', id: p.id, sponsorUserId: p.sponsorUserId };
+}
+
+/** The stamp of a workspace caller's request at `at`. */
+export function stampOf(caller: Pick<Caller, 'principal' | 'requestId'>, at: string): AuditStamp {
+  return { actor: actorOf(caller), requestId: caller.requestId, at };
+}
+
+/** Field names whose values are never recorded, at any depth: key material and other secrets. */
+const secretField = /^(key|keys|prefix|hash|keyHash|keyHashes|secret|token|password|apiKey)$/i;
+
+/** A copy without secrets and without undefined values (Neo4j keeps JSON text; it must round-trip). */
+export function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([name, v]) => !secretField.test(name) && v !== undefined)
+        .map(([name, v]) => [name, withoutSecrets(v)]),
+    );
+  }
+  return value;
+}
+
+/** Only the named fields of `record` (the ones a change touched), for before/after. */
+export function pick(record: Record<string, unknown> | null | undefined, fields: Iterable<string>): Record<string, unknown> | null {
+  if (!record) return null;
+  const out: Record<string, unknown> = {};
+  for (const f of fields) out[f] = record[f] ?? null;
+  return out;
+}
+
+const json = (v: Record<string, unknown> | null | undefined) => (v == null ? null : JSON.stringify(withoutSecrets(v)));
+
+/**
+ * Writes the audit event of one change in the transaction that makes the change (and its webhook outbox
+ * records), so neither exists without the other. Repositories call it inside their writeTx.
+ */
+export async function recordAudit(tx: GraphTx, stamp: AuditStamp, entry: AuditEntry): Promise<string> {
+  const { actor } = stamp;
+  const event = {
+    id: newId('aud'),
+    workspaceId: entry.workspaceId,
+    action: entry.action,
+    actorKind: actor.kind,
+    actorId: 'id' in actor ? actor.id : null,
+    sponsorUserId: actor.kind === 'agent' ? actor.sponsorUserId : null,
+    requestId: stamp.requestId,
+    targetIds: entry.targetIds,
+    before: json(entry.before),
+    after: json(entry.after),
+    at: stamp.at,
+  };
+  await tx.run('audit/record', { event, workspaceId: entry.workspaceId });
+  return event.id;
+}
+
+/**
+ * One statement and the audit event of what it did, in one write transaction: `describe` gets the statement's
+ * first row (undefined when it returned none) and returns the event, or undefined when nothing changed.
+ */
+export async function writeAudited<T extends Row = Row>(
+  graph: GraphExecutor,
+  name: string,
+  params: Params,
+  stamp: AuditStamp,
+  describe: (row: T | undefined) => AuditEntry | undefined,
+): Promise<T | undefined> {
+  return graph.writeTx(async (tx) => {
+    const [row] = await tx.run<T>(name, params);
+    const entry = describe(row);
+    if (entry) await recordAudit(tx, stamp, entry);
+    return row;
+  });
+}
+
+/** An event that records no change of its own (an analyst's query): written alone, in its own transaction. */
+export async function recordAuditAlone(graph: GraphExecutor, stamp: AuditStamp, entry: AuditEntry): Promise<void> {
+  await graph.writeTx((tx) => recordAudit(tx, stamp, entry));
+}
