@@ -39,6 +39,8 @@ export interface AppServices extends Infra {
 /** Wires the component services to the process's connections and to one request gate. */
 export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial<Pick<Infra, 'clock' | 'metrics'>>): AppServices {
   const base: Infra = { ...infra, clock: infra.clock ?? systemClock, metrics: infra.metrics ?? new Metrics() };
+  // The audit log needs no gate; the gate tells it of quota crossings (audit events, hence webhooks).
+  const audit = new AuditService(base);
   const gate = new RequestGate({
     redis: base.redis,
     graph: base.graph,
@@ -46,6 +48,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     clock: base.clock,
     plans: base.config.plans,
     rateLimitPerKeyPerMinute: base.config.rateLimitPerKeyPerMinute,
+    onQuotaCrossed: (crossing) => audit.recordQuotaCrossing(crossing),
   });
   const deps = { ...base, gate };
   return {
@@ -62,7 +65,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     feedback: new FeedbackService(deps),
     analyst: new AnalystService(deps),
     reports: new ReportService(deps),
-    audit: new AuditService(deps),
+    audit,
     webhooks: new WebhookService(deps),
   };
 }

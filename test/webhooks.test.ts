@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
-import { startExtraService } from './support/harness.js';
+import { adminToken, startExtraService } from './support/harness.js';
 import { createNode } from './support/nodes.js';
 import { createPlaybook, createVersion } from './support/playbooks.js';
+import { buildGraph, getBundle } from './support/retrieval.js';
 
 interface Received {
   headers: Record<string, string>;
@@ -89,6 +90,31 @@ describe('webhooks', () => {
       expect(JSON.stringify(listed.body)).not.to.include(sub.secret);
       const events = await request('GET', w.path('/audit-events?action=webhook.*'), { token: w.owner.key });
       expect(JSON.stringify(events.body)).not.to.include(sub.secret);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('tells when the month’s retrievals reach 80 % of the limit and the limit, once each, with the retrieval’s caller as actor', async () => {
+    const hook = await receiver();
+    try {
+      const w = await createWorkspace();
+      const g = await buildGraph(w, { nodes: { a: {} }, links: [['pb', 'requires', 'a']] });
+      const limited = await request('PATCH', `/api/v1/admin/workspaces/${w.workspaceId}`, { token: adminToken, body: { monthlyRetrievalLimit: 5 } });
+      expect(limited.status).to.equal(200);
+      await subscribe(w, hook.url, ['quota.warning', 'quota.exhausted']);
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await getBundle(w, { playbookId: g.playbookId })).status);
+      expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429]);
+      await until('two deliveries', () => hook.received.length >= 2 || undefined);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(hook.received.map((r) => r.payload.type)).to.deep.equal(['quota.warning', 'quota.exhausted']);
+      expect(hook.received.map((r) => [r.payload.data.after.used, r.payload.data.after.limit])).to.deep.equal([[4, 5], [5, 5]]);
+      const events = (await request('GET', w.path('/audit-events?action=quota.*'), { token: w.owner.key })).body.events as any[];
+      expect(events.map((e) => [e.action, e.after.used, e.after.limit, e.actor.id]).sort()).to.deep.equal([
+        ['quota.exhausted', 5, 5, w.owner.userId],
+        ['quota.warning', 4, 5, w.owner.userId],
+      ]);
     } finally {
       await hook.close();
     }

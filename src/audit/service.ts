@@ -1,6 +1,8 @@
 import type { Caller } from '../auth/caller.js';
 import { AppError } from '../errors.js';
+import type { QuotaCrossing } from '../gate/gate.js';
 import type { ServiceDeps } from '../service-deps.js';
+import { actorOf, recordAuditAlone } from './recorder.js';
 import { type AuditFilter, AuditRepository } from './repository.js';
 import type { AdminAuditQuery, AuditEvent, AuditPage, AuditQuery } from './schemas.js';
 
@@ -41,6 +43,20 @@ export class AuditService {
       total += deleted;
       if (deleted < 5_000) return total;
     }
+  }
+
+  /**
+   * `quota.warning` / `quota.exhausted`: the retrieval that crossed the threshold is the actor. No request changed
+   * anything, so the event (and its webhook outbox records) is written in a transaction of its own; its request
+   * id names the crossing, the same in every process.
+   */
+  async recordQuotaCrossing(crossing: QuotaCrossing): Promise<void> {
+    const { workspaceId, period, used, limit, threshold } = crossing;
+    await recordAuditAlone(
+      this.deps.graph,
+      { actor: actorOf(crossing), requestId: `quota:${workspaceId}:${period}:${threshold}`, at: crossing.at.toISOString() },
+      { action: `quota.${threshold}`, workspaceId, targetIds: [workspaceId], after: { period, used, limit } },
+    );
   }
 
   list(caller: Caller, query: AuditQuery): Promise<AuditPage> {

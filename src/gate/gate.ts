@@ -60,6 +60,17 @@ export interface Usage {
   resetsAt: string;
 }
 
+/** A retrieval that took a workspace's monthly count to 80 % of its limit (warning) or to the limit (exhausted). */
+export interface QuotaCrossing {
+  threshold: 'warning' | 'exhausted';
+  workspaceId: string;
+  period: string;
+  used: number;
+  limit: number;
+  principal: Principal;
+  at: Date;
+}
+
 export interface GateDeps {
   redis: Redis;
   graph: GraphExecutor;
@@ -67,6 +78,11 @@ export interface GateDeps {
   clock: () => Date;
   plans: PlanLimits;
   rateLimitPerKeyPerMinute?: number;
+  /**
+   * Told of each crossing once: counting is atomic, so exactly one retrieval sees each count (a refunded one may
+   * let a later retrieval cross again). Its failure never fails the retrieval.
+   */
+  onQuotaCrossed?: (crossing: QuotaCrossing) => Promise<void>;
 }
 
 /** Cached workspace limits expire so that a plan change reaches every process even if its DEL was lost. */
@@ -264,7 +280,7 @@ export class RequestGate {
 
   async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
-    await Promise.all([this.flushUses(), this.persistUsage()]);
+    await Promise.all([this.flushUses(), this.persistUsage(), this.crossings]);
   }
 
   /**
@@ -385,6 +401,7 @@ export class RequestGate {
     }
     let refunded = false;
     this.countRetrieval(workspaceId, periodOf(now), principal, 1);
+    this.tellCrossings(workspaceId, now, used, limit, principal);
     return {
       headers,
       refund: async () => {
@@ -394,6 +411,25 @@ export class RequestGate {
         await this.refund(workspaceId, periodOf(now));
       },
     };
+  }
+
+  private crossings: Promise<void> = Promise.resolve();
+
+  /** 80 % of the limit (rounded up) and the limit itself, each told to onQuotaCrossed by the retrieval that reached it. */
+  private tellCrossings(workspaceId: string, now: Date, used: number, limit: number, principal: Principal): void {
+    const { onQuotaCrossed } = this.deps;
+    if (!onQuotaCrossed || limit <= 0) return;
+    const thresholds = [
+      { threshold: 'warning' as const, at: Math.ceil(limit * 0.8) },
+      { threshold: 'exhausted' as const, at: limit },
+    ];
+    for (const { threshold, at } of thresholds) {
+      if (used !== at) continue;
+      // One after the other, so that a receiver hears 80 % before 100 % (the events are numbered as written).
+      this.crossings = this.crossings
+        .then(() => onQuotaCrossed({ threshold, workspaceId, period: periodOf(now), used, limit, principal, at: now }))
+        .catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message, workspaceId, threshold }, 'quota crossing event not recorded'));
+    }
   }
 
   /** Counted in-process and added to Neo4j with the usage counters: a retrieval costs no extra round trip. */
