@@ -43,6 +43,8 @@ export interface Config {
   webhooks: { allowPrivateTargets: boolean; timeoutMs: number; retryBaseMs: number; maxAttempts: number; relayIntervalMs: number };
   /** Audit events older than this many days are deleted; absent: kept for good. */
   auditRetentionDays?: number;
+  /** The key webhook signing secrets are sealed with in Neo4j; absent: a key file in dataDir (src/webhooks/secret-box.ts). */
+  webhookSecretsKey?: string;
 }
 
 const intString = { type: 'string', pattern: '^[0-9]+$' } as const;
@@ -75,6 +77,7 @@ const envSchema = {
     MCP_ALLOWED_ORIGINS: { type: 'string', pattern: '^[^\\s]+$' },
     MCP_DEFAULT_MAX_TOKENS: intString,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: { enum: ['on', 'off'] },
+    WEBHOOK_SECRETS_KEY: { type: 'string', minLength: 32 },
     WEBHOOK_TIMEOUT_MS: intString,
     WEBHOOK_RETRY_BASE_MS: intString,
     WEBHOOK_MAX_ATTEMPTS: intString,
@@ -143,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: Math.max(1, int('WEBHOOK_MAX_ATTEMPTS', 14)),
       relayIntervalMs: Math.max(10, int('WEBHOOK_RELAY_INTERVAL_MS', 1_000)),
     },
+    webhookSecretsKey: relevant.WEBHOOK_SECRETS_KEY,
     auditRetentionDays: relevant.AUDIT_RETENTION_DAYS === undefined ? undefined : Number.parseInt(relevant.AUDIT_RETENTION_DAYS as string, 10),
   };
 }

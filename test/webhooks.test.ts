@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
-import { adminToken, startExtraService } from './support/harness.js';
+import { adminToken, analystToken, startExtraService } from './support/harness.js';
 import { createNode } from './support/nodes.js';
 import { createPlaybook, createVersion } from './support/playbooks.js';
 import { buildGraph, getBundle } from './support/retrieval.js';
@@ -118,6 +118,19 @@ describe('webhooks', () => {
     } finally {
       await hook.close();
     }
+  });
+
+  it('keeps signing secrets sealed in the graph, where the analysts’ Cypher cannot read them', async () => {
+    const w = await createWorkspace();
+    const sub = await subscribe(w, 'http://127.0.0.1:9/hook', ['node.created']);
+    const read = await request('POST', '/api/v1/admin/cypher', {
+      token: analystToken,
+      body: { query: 'MATCH (s:WebhookSubscription {id: $id}) RETURN s.secret AS stored', params: { id: sub.id } },
+    });
+    expect(read.status, read.text).to.equal(200);
+    const stored = read.body.rows[0][0] as string;
+    expect(stored).to.match(/^v1\./);
+    expect(stored).not.to.include(sub.secret.slice('whsec_'.length, 'whsec_'.length + 12));
   });
 
   it('retries a receiver that answers 500 three times and delivers on the fourth try', async () => {

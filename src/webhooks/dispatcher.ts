@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../infra/ids.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import { type NextDelivery, WebhookRepository } from './repository.js';
+import { SecretBox } from './secret-box.js';
 import { sendWebhook } from './sender.js';
 
 /** The queue's keys share one hash tag, so the queue also runs on a Redis cluster. */
@@ -44,6 +45,7 @@ export function payloadOf(event: NextDelivery['event']): string {
  */
 export class WebhookDispatcher {
   private readonly repo: WebhookRepository;
+  private readonly secrets: SecretBox;
   private queue?: Queue<DrainJob>;
   private worker?: Worker<DrainJob>;
   private connections: Redis[] = [];
@@ -56,6 +58,7 @@ export class WebhookDispatcher {
     private readonly deps: { graph: GraphExecutor; redisUrl: string; config: Config; logger: Logger; clock: Clock },
   ) {
     this.repo = new WebhookRepository(deps.graph);
+    this.secrets = SecretBox.fromConfig(deps.config);
   }
 
   start(): void {
@@ -123,7 +126,7 @@ export class WebhookDispatcher {
       const next = await this.repo.next(workspaceId, subscriptionId);
       if (!next) return;
       const result = await sendWebhook(
-        { url: next.url, secret: next.secret },
+        { url: next.url, secret: this.secrets.open(next.secret) },
         { id: next.delivery.id, body: payloadOf(next.event), at: this.deps.clock() },
         { timeoutMs, allowPrivate: allowPrivateTargets },
       );

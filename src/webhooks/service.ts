@@ -5,6 +5,7 @@ import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { WebhookRepository } from './repository.js';
+import { SecretBox } from './secret-box.js';
 import type { CreateSubscriptionInput, Delivery, DeliveryQuery, Subscription, UpdateSubscriptionInput } from './schemas.js';
 import { refusedUrl } from './url-guard.js';
 
@@ -14,9 +15,11 @@ export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 /** Owners manage their workspace's webhook subscriptions and read their delivery logs (decisions: owner only). */
 export class WebhookService {
   private readonly repo: WebhookRepository;
+  private readonly secrets: SecretBox;
 
   constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'clock' | 'config'>) {
     this.repo = new WebhookRepository(deps.graph);
+    this.secrets = SecretBox.fromConfig(deps.config);
   }
 
   async create(caller: Caller, input: CreateSubscriptionInput): Promise<Subscription & { secret: string }> {
@@ -25,7 +28,7 @@ export class WebhookService {
     const secret = newSecret();
     const created = await this.repo.create(
       caller.workspaceId,
-      { id: newId('whs'), url: input.url, eventTypes: input.eventTypes, description: input.description ?? null, createdAt: now, secret },
+      { id: newId('whs'), url: input.url, eventTypes: input.eventTypes, description: input.description ?? null, createdAt: now, secret: this.secrets.seal(secret) },
       stampOf(caller, now),
     );
     if (!created) throw notFound('Workspace');

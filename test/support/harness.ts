@@ -27,6 +27,7 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     SHUTDOWN_GRACE_MS: '2000',
     // Webhook receivers in tests listen on 127.0.0.1, and retries come within milliseconds.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
+    WEBHOOK_SECRETS_KEY: 'test-webhook-secrets-key-0123456789abcdef',
     WEBHOOK_RETRY_BASE_MS: '30',
     WEBHOOK_MAX_ATTEMPTS: '5',
     WEBHOOK_RELAY_INTERVAL_MS: '200',
