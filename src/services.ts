@@ -8,6 +8,7 @@ import { IdempotencyStore } from './gate/idempotency.js';
 import { ResponseCache } from './http/response-cache.js';
 import { Metrics } from './http/observability.js';
 import { systemClock } from './infra/ids.js';
+import { NodeImportService } from './nodes/import.js';
 import { NodeService } from './nodes/service.js';
 import { PlaybookService } from './playbooks/service.js';
 import { ReportService } from './reports/service.js';
@@ -25,6 +26,7 @@ export interface AppServices extends Infra {
   playbooks: PlaybookService;
   agents: AgentService;
   nodes: NodeService;
+  nodeImport: NodeImportService;
   retrieval: RetrievalService;
   annotations: AnnotationService;
   feedback: FeedbackService;
@@ -53,6 +55,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     playbooks: new PlaybookService(deps),
     agents: new AgentService(deps),
     nodes: new NodeService(deps),
+    nodeImport: new NodeImportService(deps),
     retrieval: new RetrievalService(deps),
     annotations: new AnnotationService(deps),
     feedback: new FeedbackService(deps),

@@ -121,6 +121,10 @@ describe('TypeScript client (sdk/)', () => {
       await owner.links.deleteFromPlaybook(playbook.id, playbookLink.id);
       expect((await owner.nodes.get(b.id)).incomingLinks).to.deep.equal([]);
 
+      const imported = await owner.nodes.import({ nodes: [{ slug: unique('bulk'), title: 'Bulk', description: 'Imported', links: [{ linkType: 'requires', target: b.slug }] }] });
+      expect(imported.summary.created).to.equal(1);
+      expect((await owner.nodes.get(imported.nodes[0].id!)).outgoingLinks.map((l) => l.targetId)).to.deep.equal([b.id]);
+
       await owner.nodes.archive(b.id);
       expect((await owner.nodes.get(b.id)).status).to.equal('archived');
       expect((await owner.nodes.restore(b.id)).status).to.equal('live');

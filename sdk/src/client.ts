@@ -152,6 +152,9 @@ export class PlaybooksClient {
       this.#send<void>(api.archiveContextNode, { path: this.#path({ nodeId }) }, idempotent, call),
     restore: (nodeId: string, call?: CallOptions) =>
       this.#send<T.RestoreContextNodeResponse>(api.restoreContextNode, { path: this.#path({ nodeId }) }, idempotent, call),
+    /** Many nodes keyed by slug in one request; sending the same batch again changes nothing, so it may be retried. */
+    import: (body: Body<T.ImportContextNodesData>, call?: CallOptions) =>
+      this.#send<T.ImportContextNodesResponse>(api.importContextNodes, { path: this.#path(), body }, idempotent, call),
   };
 
   /** Manual links from a context node or a playbook to a context node. */
