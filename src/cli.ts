@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Plan } from './admin/schemas.js';
@@ -13,6 +13,7 @@ import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { createLogger, ensureDependencies } from './runtime.js';
+import { importFolder } from './shell/import-folder.js';
 import { ApiProblem, type OutputFormat, ServiceUnreachable, call, parseParams, render, table } from './shell/client.js';
 
 const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
@@ -28,6 +29,10 @@ const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
                    runs a saved report (cypher/reports) through a running service: API_KEY (a member's
                    user or agent key) and API_URL (default http://localhost:3000) from the environment;
                    \`report list\` lists them
+  import DIR       --workspace WORKSPACE_ID [--dry-run] [--prune] [--strict]
+                   a folder of markdown files (front matter, [[wikilinks]]) as context nodes, through a running
+                   service's bulk import (API_KEY of an editor, API_URL); prints what was created, updated,
+                   archived, left unresolved and refused (exit 1 when a file was refused)
 
 Uses NEO4J_URI / REDIS_URL when set, else the servers a running \`npm start\` started
 (data/endpoints.json), else starts its own for the duration of the command (not for \`report\`).`;
@@ -40,6 +45,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'report') return report(rest);
+  if (command === 'import') return importCommand(rest);
   const { values: o } = parseArgs({
     args: rest,
     options: {
@@ -137,6 +143,26 @@ async function report(args: string[]): Promise<void> {
   const query = new URLSearchParams(Object.entries(parseParams(values.param)).map(([k, v]) => [k, String(v)])).toString();
   const answer = await call('GET', `${base}/${encodeURIComponent(name)}${query ? `?${query}` : ''}`, key, { csv: format === 'csv' });
   process.stdout.write(`${render(format, answer)}\n`);
+}
+
+/** `import DIR --workspace ID`: over HTTP with an editor's key, through the bulk import. */
+async function importCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { workspace: { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, prune: { type: 'boolean', default: false }, strict: { type: 'boolean', default: false } },
+  });
+  const [dir] = positionals;
+  const key = process.env.API_KEY;
+  if (!dir || !values.workspace) throw new AppError('invalid_request', `import takes a folder and --workspace\n\n${usage}`);
+  if (!key) throw new AppError('invalid_request', 'Set API_KEY to the user or agent key of an editor of the workspace');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new AppError('invalid_request', `${dir} is not a folder`);
+  const result = await importFolder({
+    dir, workspaceId: values.workspace, key, dryRun: values['dry-run'], prune: values.prune, strict: values.strict,
+    progress: process.stderr.isTTY ? process.stderr : undefined,
+  });
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (result.errors.length) process.exitCode = 1;
 }
 
 main().catch((err) => {
