@@ -14,6 +14,7 @@ import { PlaybookService } from './playbooks/service.js';
 import { ReportService } from './reports/service.js';
 import { RetrievalService } from './retrieval/service.js';
 import type { Infra } from './service-deps.js';
+import { TransferService } from './transfer/service.js';
 import { WorkspaceService } from './workspaces/service.js';
 
 export interface AppServices extends Infra {
@@ -32,6 +33,7 @@ export interface AppServices extends Infra {
   feedback: FeedbackService;
   analyst: AnalystService;
   reports: ReportService;
+  transfer: TransferService;
 }
 
 /** Wires the component services to the process's connections and to one request gate. */
@@ -61,5 +63,6 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     feedback: new FeedbackService(deps),
     analyst: new AnalystService(deps),
     reports: new ReportService(deps),
+    transfer: new TransferService(deps),
   };
 }

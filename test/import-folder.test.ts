@@ -59,7 +59,9 @@ async function graphEtag(workspace: TestWorkspace): Promise<string> {
   return (await request('GET', workspace.path('/context-nodes?status=all'), { token: workspace.owner.key })).headers.get('etag')!;
 }
 
-describe('markdown folder import', () => {
+describe('markdown folder import', function () {
+  // Each test arranges a whole workspace (or spawns the CLI) through the API: slow on a loaded 2-core machine.
+  this.timeout(120_000);
   const dirs: string[] = [];
   let savedUrl: string | undefined;
   before(() => {

@@ -89,6 +89,10 @@ describe('TypeScript client (sdk/)', () => {
   describe('every facade method against the service', () => {
     it('workspace, usage and members', async () => {
       expect((await owner.workspace.get()).role).to.equal('owner');
+      const exported = await owner.workspace.export();
+      expect(exported).to.include({ format: 'playbooks-workspace-export', version: 1 });
+      const copy = await createWorkspace();
+      expect((await clientFor(copy, copy.owner.key).workspace.import(exported)).idsKept).to.be.a('boolean');
       const usage = await owner.usage.get();
       expect(usage.period).to.match(/^\d{4}-\d{2}$/);
       const user = await createUser('Member');

@@ -90,6 +90,11 @@ export class PlaybooksClient {
   /** The workspace and the caller's role in it. */
   readonly workspace = {
     get: (call?: CallOptions) => this.#send<T.GetWorkspaceResponse>(api.getWorkspace, { path: this.#path() }, idempotent, call),
+    /** The whole workspace as one document (owner). */
+    export: (call?: CallOptions) => this.#send<T.ExportWorkspaceResponse>(api.exportWorkspace, { path: this.#path() }, idempotent, call),
+    /** Rebuilds an export in this empty workspace (owner); a second attempt would meet a workspace that is no longer empty, so it is never retried. */
+    import: (body: Body<T.ImportWorkspaceData>, call?: CallOptions) =>
+      this.#send<T.ImportWorkspaceResponse>(api.importWorkspace, { path: this.#path(), body }, once, call),
   };
 
   /** This month's retrievals: used, limit, remaining, resetsAt. */
