@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { type TestWorkspace, addMember, createWorkspace, request } from './support/api.js';
 import { env } from './support/harness.js';
-import { getNode, listNodes } from './support/nodes.js';
+import { getNode, graphEtag, listNodes, nodesBySlug, outgoingOf } from './support/nodes.js';
 import { importFolder } from '../src/shell/import-folder.js';
 import { parseMarkdownFile } from '../src/shell/vault.js';
 
@@ -48,16 +48,6 @@ const vault = {
   'old-onboarding.md': '# Old onboarding\n\nOutdated.\n',
 };
 
-async function nodesBySlug(workspace: TestWorkspace): Promise<Record<string, any>> {
-  const page = await listNodes(workspace, { status: 'all', limit: 200 });
-  const out: Record<string, any> = {};
-  for (const node of page.nodes) out[node.slug] = await getNode(workspace, node.id);
-  return out;
-}
-const outgoing = (node: any) => node.outgoingLinks.map((l: any) => `${l.linkType}>${l.slug}`).sort();
-async function graphEtag(workspace: TestWorkspace): Promise<string> {
-  return (await request('GET', workspace.path('/context-nodes?status=all'), { token: workspace.owner.key })).headers.get('etag')!;
-}
 
 describe('markdown folder import', function () {
   // Each test arranges a whole workspace (or spawns the CLI) through the API: slow on a loaded 2-core machine.
@@ -92,12 +82,12 @@ describe('markdown folder import', function () {
     const stored = await nodesBySlug(workspace);
     expect(stored['brand-voice']).to.include({ title: 'Brand Voice', description: 'How we sound', nodeType: 'brand', importance: 90, readFirst: true, agentSummary: 'Warm, plain, short.' });
     expect(stored['brand-voice'].content).to.match(/^# Brand Voice\n/);
-    expect(outgoing(stored['brand-voice'])).to.deep.equal(['references>glossary', 'references>guides-onboarding', 'relates-to>guides-onboarding', 'requires>glossary']);
+    expect(outgoingOf(stored['brand-voice'])).to.deep.equal(['references>glossary', 'references>guides-onboarding', 'relates-to>guides-onboarding', 'requires>glossary']);
     expect(stored['brand-voice'].unresolvedLinks).to.deep.equal([]);
     expect(stored.glossary).to.include({ title: 'Glossary', description: 'Words we use. Mentions [[nobody-yet]].', nodeType: 'reference', importance: 50 });
     expect(stored.glossary.unresolvedLinks).to.deep.equal(['nobody-yet']);
     expect(stored['guides-onboarding']).to.include({ title: 'Onboarding guide', description: 'The first paragraph is the description.' });
-    expect(outgoing(stored['guides-onboarding'])).to.deep.equal(['references>brand-voice', 'supersedes>old-onboarding']);
+    expect(outgoingOf(stored['guides-onboarding'])).to.deep.equal(['references>brand-voice', 'supersedes>old-onboarding']);
   });
 
   it('importing the same folder again writes nothing and keeps the generation; a changed file updates its node', async () => {
@@ -121,7 +111,7 @@ describe('markdown folder import', function () {
     const glossary = (await nodesBySlug(workspace)).glossary;
     expect(glossary).to.include({ importance: 70, description: 'Words we use.' });
     expect(glossary.unresolvedLinks).to.deep.equal([]);
-    expect(outgoing(glossary)).to.deep.equal(['requires>brand-voice']);
+    expect(outgoingOf(glossary)).to.deep.equal(['requires>brand-voice']);
     expect(await graphEtag(workspace)).to.not.equal(etag);
   });
 
@@ -149,7 +139,7 @@ describe('markdown folder import', function () {
     expect(stored['old-onboarding'].status).to.equal('archived');
     expect(stored['new-page'].status).to.equal('live');
     // The source still names the archived node in its front matter: the link stays (retrieval skips archived nodes).
-    expect(outgoing(stored['guides-onboarding'])).to.deep.equal(['references>brand-voice', 'supersedes>old-onboarding']);
+    expect(outgoingOf(stored['guides-onboarding'])).to.deep.equal(['references>brand-voice', 'supersedes>old-onboarding']);
   });
 
   it('reports every kind of bad file with its path and reason and writes none of it; the rest goes on', async () => {
@@ -215,7 +205,7 @@ describe('markdown folder import', function () {
     expect(report.created).to.have.length(1002);
     expect(report.unresolved).to.deep.equal([]);
     const first = (await listNodes(workspace, { q: 'First', limit: 5 })).nodes.find((n: any) => n.slug === 'a-first');
-    expect(outgoing(await getNode(workspace, first.id))).to.deep.equal(['references>z-last', 'requires>z-last']);
+    expect(outgoingOf(await getNode(workspace, first.id))).to.deep.equal(['references>z-last', 'requires>z-last']);
   });
 
   it('the CLI command needs an editor key and prints its report', async () => {

@@ -1,26 +1,12 @@
 import { expect } from 'chai';
 import { type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
-import { createNode, getNode, link, listNodes } from './support/nodes.js';
+import { createNode, getNode, graphEtag, link, listNodes, nodesBySlug, outgoingOf } from './support/nodes.js';
 
 const importNodes = (workspace: TestWorkspace, body: unknown, token = workspace.owner.key) =>
   request('POST', workspace.path('/context-nodes/import'), { token, body });
 
-/** The workspace's nodes by slug, every status, with their details (links). */
-async function nodesBySlug(workspace: TestWorkspace): Promise<Record<string, any>> {
-  const page = await listNodes(workspace, { status: 'all', limit: 200 });
-  const out: Record<string, any> = {};
-  for (const node of page.nodes) out[node.slug] = await getNode(workspace, node.id);
-  return out;
-}
 
-const outgoing = (node: any) => node.outgoingLinks.map((l: any) => `${l.linkType}>${l.slug}`).sort();
 
-/** The ETag of a cached read of the workspace's graph: it changes exactly when the graph generation does. */
-async function graphEtag(workspace: TestWorkspace): Promise<string> {
-  const reply = await request('GET', workspace.path('/context-nodes?status=all'), { token: workspace.owner.key });
-  expect(reply.status).to.equal(200);
-  return reply.headers.get('etag')!;
-}
 
 describe('bulk import of context nodes', () => {
   it('creates a batch with wikilinks and typed links, also to nodes later in the batch', async () => {
@@ -40,12 +26,12 @@ describe('bulk import of context nodes', () => {
     expect(reply.body.nodes[2].unresolvedLinks).to.deep.equal(['nowhere']);
 
     const stored = await nodesBySlug(workspace);
-    expect(outgoing(stored.alpha)).to.deep.equal(['references>beta', 'references>gamma', 'requires>gamma']);
+    expect(outgoingOf(stored.alpha)).to.deep.equal(['references>beta', 'references>gamma', 'requires>gamma']);
     expect(stored.alpha.unresolvedLinks).to.deep.equal(['missing']);
     expect(stored.alpha.id).to.equal(reply.body.nodes[0].id);
-    expect(outgoing(stored.beta)).to.deep.equal(['references>alpha']);
+    expect(outgoingOf(stored.beta)).to.deep.equal(['references>alpha']);
     expect(stored.beta).to.include({ nodeType: 'process', importance: 80, readFirst: true, edgeCaseOnly: false, content: '[[alpha#intro]]' });
-    expect(outgoing(stored.gamma)).to.deep.equal(['supersedes>beta']);
+    expect(outgoingOf(stored.gamma)).to.deep.equal(['supersedes>beta']);
     expect(stored.gamma.outgoingLinks[0].origin).to.equal('manual');
   });
 
@@ -90,7 +76,7 @@ describe('bulk import of context nodes', () => {
     expect(await graphEtag(workspace)).to.not.equal(etag);
     const stored = await nodesBySlug(workspace);
     expect(stored.a).to.include({ title: 'A2', importance: 50, content: '[[c]]' });
-    expect(outgoing(stored.a)).to.deep.equal(['references>c', 'relates-to>b']);
+    expect(outgoingOf(stored.a)).to.deep.equal(['references>c', 'relates-to>b']);
   });
 
   it('archives the slugs listed in archive, restores an archived node that is imported again', async () => {
@@ -175,10 +161,10 @@ describe('bulk import of context nodes', () => {
     await link(workspace, e.id, byHand.id, 'requires');
     const untouched = await importNodes(workspace, { nodes: [{ slug: 'e', title: 'E', description: 'd' }] }, editor.key);
     expect(untouched.body.nodes[0].outcome).to.equal('unchanged');
-    expect(outgoing((await nodesBySlug(workspace)).e)).to.deep.equal(['requires>hand']);
+    expect(outgoingOf((await nodesBySlug(workspace)).e)).to.deep.equal(['requires>hand']);
     const replaced = await importNodes(workspace, { nodes: [{ slug: 'e', title: 'E', description: 'd', links: [{ linkType: 'references', target: 'f' }] }] }, editor.key);
     expect(replaced.body.nodes[0].outcome).to.equal('updated');
-    expect(outgoing((await nodesBySlug(workspace)).e)).to.deep.equal(['references>f']);
+    expect(outgoingOf((await nodesBySlug(workspace)).e)).to.deep.equal(['references>f']);
   });
 
   it('a node created by import resolves the wikilinks other nodes were waiting with', async () => {
@@ -188,6 +174,6 @@ describe('bulk import of context nodes', () => {
     await importNodes(workspace, { nodes: [{ slug: 'later', title: 'Later', description: 'd' }] });
     const after = await getNode(workspace, waiting.id);
     expect(after.unresolvedLinks).to.deep.equal([]);
-    expect(outgoing(after)).to.deep.equal(['references>later']);
+    expect(outgoingOf(after)).to.deep.equal(['references>later']);
   });
 });

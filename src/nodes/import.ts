@@ -4,13 +4,12 @@ import { newId } from '../infra/ids.js';
 import { type GraphTx, Rollback } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type RelationshipType, relationshipTypeOf } from './link-types.js';
-import { type ImportStateRow, NodeRepository } from './repository.js';
+import { type ImportStateRow, NodeRepository, toNode } from './repository.js';
 import type { ContextNode, ImportInput, ImportNodeInput, ImportResult } from './schemas.js';
-import { resolveWikilinksTo, wikilinkItem } from './service.js';
+import { type NodeFields, resolveWikilinksTo, wikilinkItem, withDefaults } from './service.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
 import { maxWikilinkTargets, parseWikilinks } from './wikilinks.js';
 
-type NodeFields = Pick<ContextNode, 'title' | 'description' | 'content' | 'nodeType' | 'agentSummary' | 'importance' | 'readFirst' | 'edgeCaseOnly'>;
 const fieldNames = ['title', 'description', 'content', 'nodeType', 'agentSummary', 'importance', 'readFirst', 'edgeCaseOnly'] as const;
 type ItemResult = ImportResult['nodes'][number];
 type ArchiveResult = ImportResult['archive'][number];
@@ -28,33 +27,6 @@ interface Planned {
   wanted?: WantedLink[];
 }
 
-/** An import item's fields with the defaults of a create: the whole state the item asks for. */
-function fieldsOf(item: ImportNodeInput): NodeFields {
-  return {
-    title: item.title,
-    description: item.description,
-    content: item.content ?? '',
-    nodeType: item.nodeType ?? 'reference',
-    agentSummary: item.agentSummary ?? null,
-    importance: item.importance ?? 50,
-    readFirst: item.readFirst ?? false,
-    edgeCaseOnly: item.edgeCaseOnly ?? false,
-  };
-}
-
-function storedFields(node: ImportStateRow['node']): NodeFields {
-  return {
-    title: node.title,
-    description: node.description,
-    content: node.content ?? '',
-    nodeType: node.nodeType,
-    agentSummary: node.agentSummary ?? null,
-    importance: node.importance,
-    readFirst: Boolean(node.readFirst),
-    edgeCaseOnly: Boolean(node.edgeCaseOnly),
-  };
-}
-
 const linkKey = (relType: string, targetSlug: string) => `${relType}>${targetSlug}`;
 const itemError = (code: string, message: string) => ({ code, message });
 
@@ -66,11 +38,10 @@ const itemError = (code: string, message: string) => ({ code, message });
  * cached answer and ETag) as it was. An item that cannot be written is answered with its reason and the others go on.
  */
 export class NodeImportService {
-  private readonly repo: NodeRepository;
-
-  constructor(private readonly deps: ServiceDeps) {
-    this.repo = new NodeRepository(deps.graph);
-  }
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly repo = new NodeRepository(deps.graph),
+  ) {}
 
   async importNodes(caller: Caller, input: ImportInput): Promise<ImportResult> {
     const ws = caller.workspaceId;
@@ -137,7 +108,7 @@ export class NodeImportService {
 
   /** Compares one valid item with the stored node of its slug (if any) and fills in its answer. */
   private plan(result: ItemResult, item: ImportNodeInput, row: ImportStateRow | undefined, known: (slug: string) => boolean): Planned {
-    const fields = fieldsOf(item);
+    const fields = withDefaults(item);
     const unresolved = new Set(parseWikilinks(fields.content).filter((slug) => slug !== item.slug && !known(slug)));
     let wanted: WantedLink[] | undefined;
     if (item.links) {
@@ -159,7 +130,7 @@ export class NodeImportService {
       return { result, item, fields, kind: 'create', changes: {}, contentChanged: true, wanted };
     }
     result.id = row.node.id;
-    const current = storedFields(row.node);
+    const current = toNode(row.node);
     const changes: Record<string, unknown> = {};
     for (const name of fieldNames) if (fields[name] !== current[name]) changes[name] = fields[name];
     if ('content' in changes) changes.tokenCount = countTokens(fields.content);

@@ -142,7 +142,7 @@ export class NodeRepository {
 }
 
 /** A node as stored (properties never set are absent) → as the API shows it. */
-function toNode(raw: Record<string, any>): ContextNode {
+export function toNode(raw: Record<string, any>): ContextNode {
   return {
     id: raw.id,
     slug: raw.slug,

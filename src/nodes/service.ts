@@ -42,14 +42,7 @@ export class NodeService {
           const node: ContextNode = {
             id: newId('cn'),
             slug,
-            title: input.title,
-            description: input.description,
-            content: input.content ?? '',
-            nodeType: input.nodeType ?? 'reference',
-            agentSummary: input.agentSummary ?? null,
-            importance: input.importance ?? 50,
-            readFirst: input.readFirst ?? false,
-            edgeCaseOnly: input.edgeCaseOnly ?? false,
+            ...withDefaults(input),
             status: 'live',
             createdAt: now,
             updatedAt: now,
@@ -239,6 +232,21 @@ export class NodeService {
   private async resolveWikilinksTo(tx: GraphTx, workspaceId: string, nodeId: string, now: string): Promise<void> {
     await resolveWikilinksTo(this.repo, tx, workspaceId, [nodeId], now);
   }
+}
+
+/** The editable fields of a node as a create (or an import item) gives them, with the defaults for those left out. */
+export type NodeFields = Pick<ContextNode, 'title' | 'description' | 'content' | 'nodeType' | 'agentSummary' | 'importance' | 'readFirst' | 'edgeCaseOnly'>;
+export function withDefaults(input: CreateNodeInput): NodeFields {
+  return {
+    title: input.title,
+    description: input.description,
+    content: input.content ?? '',
+    nodeType: input.nodeType ?? 'reference',
+    agentSummary: input.agentSummary ?? null,
+    importance: input.importance ?? 50,
+    readFirst: input.readFirst ?? false,
+    edgeCaseOnly: input.edgeCaseOnly ?? false,
+  };
 }
 
 /** A node's wikilink sync item: the slugs its content links to, each with a fresh link id. */

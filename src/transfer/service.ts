@@ -2,6 +2,7 @@ import type { Caller } from '../auth/caller.js';
 import { AppError, type FieldError, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import { relationshipTypeOf } from '../nodes/link-types.js';
+import { toNode } from '../nodes/repository.js';
 import { wikilinkItem } from '../nodes/service.js';
 import { tokenCountsOf } from '../nodes/token-count.js';
 import type { ServiceDeps } from '../service-deps.js';
@@ -14,20 +15,18 @@ import { type ExportDoc, type ImportSummary, exportFormat, exportVersion } from 
  * gives the same document (ids too when they were free on this deployment, else new ids in the same places).
  */
 export class TransferService {
-  private readonly repo: TransferRepository;
-
-  constructor(private readonly deps: ServiceDeps) {
-    this.repo = new TransferRepository(deps.graph);
-  }
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly repo = new TransferRepository(deps.graph),
+  ) {}
 
   async exportWorkspace(caller: Caller, workspaceName: string): Promise<ExportDoc> {
-    const ws = caller.workspaceId;
-    const all = await this.repo.exportAll(ws);
+    const all = await this.repo.exportAll(caller.workspaceId);
     return {
       format: exportFormat,
       version: exportVersion,
       exportedAt: this.deps.clock().toISOString(),
-      workspace: { id: ws, name: workspaceName },
+      workspace: { id: caller.workspaceId, name: workspaceName },
       playbooks: all.playbooks.map(({ playbook: p, versions }) => ({
         id: p.id, slug: p.slug, title: p.title, summary: p.summary ?? null, description: p.description ?? null, functionArea: p.functionArea ?? null,
         visibility: p.visibility, ownerId: p.ownerId, tags: p.tags ?? [], createdAt: p.createdAt, updatedAt: p.updatedAt, archivedAt: p.archivedAt ?? null,
@@ -36,11 +35,7 @@ export class TransferService {
           createdAt: v.createdAt, createdBy: v.createdBy, approvedAt: v.approvedAt ?? null,
         })),
       })),
-      nodes: all.nodes.map((n) => ({
-        id: n.id, slug: n.slug, title: n.title, description: n.description, content: n.content ?? '', nodeType: n.nodeType, agentSummary: n.agentSummary ?? null,
-        importance: n.importance, readFirst: Boolean(n.readFirst), edgeCaseOnly: Boolean(n.edgeCaseOnly), status: n.status,
-        createdAt: n.createdAt, updatedAt: n.updatedAt, archivedAt: n.archivedAt ?? null,
-      })),
+      nodes: all.nodes.map(toNode),
       links: all.links.map((l) => ({ id: l.id, sourceType: l.sourceType, sourceId: l.sourceId, targetId: l.targetId, linkType: l.linkType, origin: l.origin ?? 'manual', createdAt: l.createdAt })),
       annotations: all.annotations.map((a) => ({
         id: a.id, targetType: a.targetType, targetId: a.targetId, scopeType: a.scopeType, title: a.title, content: a.content, source: a.source,
@@ -105,22 +100,24 @@ function checkConsistent(doc: ExportDoc): void {
     if (kindOf.has(id)) fail(path, `repeats the id ${id}`);
     else kindOf.set(id, kind);
   };
-  const slugs = { playbook: new Set<string>(), node: new Set<string>() };
+  const once = (seen: Set<string | number>, value: string | number, path: string, what: string) => {
+    if (seen.has(value)) fail(path, `repeats ${what} ${value}`);
+    seen.add(value);
+  };
+  const playbookSlugs = new Set<string>();
+  const nodeSlugs = new Set<string>();
   doc.playbooks.forEach((p, i) => {
     claim(p.id, 'playbook', `/playbooks/${i}/id`);
-    if (slugs.playbook.has(p.slug)) fail(`/playbooks/${i}/slug`, `repeats the slug ${p.slug}`);
-    slugs.playbook.add(p.slug);
+    once(playbookSlugs, p.slug, `/playbooks/${i}/slug`, 'the slug');
     const numbers = new Set<number>();
     p.versions.forEach((v, j) => {
       claim(v.id, 'playbook_version', `/playbooks/${i}/versions/${j}/id`);
-      if (numbers.has(v.versionNumber)) fail(`/playbooks/${i}/versions/${j}/versionNumber`, `repeats version ${v.versionNumber}`);
-      numbers.add(v.versionNumber);
+      once(numbers, v.versionNumber, `/playbooks/${i}/versions/${j}/versionNumber`, 'version');
     });
   });
   doc.nodes.forEach((n, i) => {
     claim(n.id, 'context_node', `/nodes/${i}/id`);
-    if (slugs.node.has(n.slug)) fail(`/nodes/${i}/slug`, `repeats the slug ${n.slug}`);
-    slugs.node.add(n.slug);
+    once(nodeSlugs, n.slug, `/nodes/${i}/slug`, 'the slug');
   });
   const seen = new Set<string>();
   doc.links.forEach((l, i) => {
@@ -133,14 +130,12 @@ function checkConsistent(doc: ExportDoc): void {
     if (seen.has(`id:${l.id}`)) fail(`/links/${i}/id`, `repeats the id ${l.id}`);
     seen.add(`id:${l.id}`);
   });
-  doc.annotations.forEach((a, i) => {
-    claim(a.id, 'annotation', `/annotations/${i}/id`);
-    if (kindOf.get(a.targetId) !== a.targetType) fail(`/annotations/${i}/targetId`, `is not a ${a.targetType} of the export`);
-  });
-  doc.feedback.forEach((f, i) => {
-    claim(f.id, 'feedback', `/feedback/${i}/id`);
-    if (kindOf.get(f.targetId) !== f.targetType) fail(`/feedback/${i}/targetId`, `is not a ${f.targetType} of the export`);
-  });
+  for (const [list, remarks] of [['annotations', doc.annotations], ['feedback', doc.feedback]] as const) {
+    remarks.forEach((r, i) => {
+      claim(r.id, list, `/${list}/${i}/id`);
+      if (kindOf.get(r.targetId) !== r.targetType) fail(`/${list}/${i}/targetId`, `is not a ${r.targetType} of the export`);
+    });
+  }
   if (errors.length) {
     throw new AppError('invalid_request', `The export is not consistent: ${errors[0].path.slice(1)} ${errors[0].message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, { errors });
   }
