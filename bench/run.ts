@@ -281,7 +281,10 @@ async function importOnly(opts: Options, run: { started: Date; stamp: string; re
     banner: `bench --import: ${opts.importFiles} markdown files through the folder import, beside single POSTs`,
     heading: 'bulk import',
     key: 'import',
-    measure: (checkout) => runImportBench({ portFrom: opts.portFrom, dataDir: opts.dataDir, logDir: run.logDir, heap: opts.neo4jHeap, checkout, files: opts.importFiles }),
+    measure: (checkout) => runImportBench({
+      portFrom: opts.portFrom, dataDir: opts.dataDir, logDir: run.logDir, heap: opts.neo4jHeap, checkout, files: opts.importFiles,
+      cpuProfDir: opts.cpuProf ? path.join(run.resultsDir, `${run.stamp}-cpuprof`) : undefined,
+    }),
     table: importTable,
   });
 }
