@@ -19,6 +19,10 @@ What is measured
   --writes             instead of the above: the longest event-loop delay of the API process while the
                        worst-case content of each bound of issue 28 is written, beside an ordinary write
                        (target < 50 ms; own fresh Neo4j store under <data-dir>/writes; about 30 s)
+  --import             instead of the above: a generated vault of --import-files markdown files (10000, about
+                       5 wikilinks each) through the folder import, in nodes/s beside the single-POST rate of
+                       the same run, and the API's RSS (targets >= 1,000 nodes/s, < 300 MB; own fresh store
+                       under <data-dir>/import; a few minutes)
 
 How long
   --duration S         measured seconds per scenario and client count (10), split over the rounds
@@ -71,6 +75,8 @@ export interface Options {
   reports: boolean;
   reportRuns: number;
   writes: boolean;
+  import: boolean;
+  importFiles: number;
 }
 
 export function parseOptions(argv = process.argv.slice(2)): Options {
@@ -96,6 +102,8 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
       reports: { type: 'boolean', default: false },
       'report-runs': { type: 'string', default: '20' },
       writes: { type: 'boolean', default: false },
+      import: { type: 'boolean', default: false },
+      'import-files': { type: 'string', default: '10000' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -133,5 +141,7 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
     reports: values.reports,
     reportRuns: Math.max(1, Math.round(num('report-runs', values['report-runs']))),
     writes: values.writes,
+    import: values.import,
+    importFiles: Math.max(1, Math.round(num('import-files', values['import-files']))),
   };
 }

@@ -29,6 +29,7 @@ import { type BaselineServer, Stack } from './stack.js';
 import { evaluate } from './targets.js';
 import { type LoadedWorkspace, ensureWorkspace, paths, requestLists } from './workspaces.js';
 import { TARGET_MS, runWrites, writeTable } from './writes.js';
+import { importTable, runImportBench } from './import.js';
 
 async function main(): Promise<void> {
   const opts: Options = parseOptions();
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   const profDir = opts.cpuProf ? path.join(resultsDir, `${stamp}-cpuprof`) : undefined;
   mkdirSync(resultsDir, { recursive: true });
   if (opts.writes) return writesOnly(opts, { started, stamp, resultsDir, logDir });
+  if (opts.import) return importOnly(opts, { started, stamp, resultsDir, logDir });
   const stack = new Stack({ portFrom: opts.portFrom, logDir });
   process.once('SIGINT', () => void stack.stopAll().then(() => process.exit(130)));
   process.once('SIGTERM', () => void stack.stopAll().then(() => process.exit(143)));
@@ -242,30 +244,67 @@ async function main(): Promise<void> {
 
 const stdioLine = (s: Stats) => `${s.requests} calls, p50 ${fmt(s.p50, 2)} ms, p95 ${fmt(s.p95, 2)} ms, ${fmt(s.rps, 0)} calls/s${s.errors ? `, ${s.errors} errors` : ''}`;
 
-/** `--writes`: the event-loop delay while the worst case of each bound of issue 28 is written (writes.ts). */
-async function writesOnly(opts: Options, run: { started: Date; stamp: string; resultsDir: string; logDir: string }): Promise<void> {
+/**
+ * A single-purpose run (--writes, --import): prints the machine and the API under test, measures, prints the
+ * table, and writes the JSON and markdown results beside the other runs'.
+ */
+async function singleRun<R>(
+  opts: Options,
+  run: { started: Date; stamp: string; resultsDir: string; logDir: string },
+  o: { banner: string; heading: string; key: string; measure: (checkout: ReturnType<typeof prepareApiCheckout>) => Promise<R>; table: (result: R, markdown: boolean) => string[]; extra?: object },
+): Promise<void> {
   const machineInfo = machine();
-  console.log(`bench --writes: the longest event-loop delay of the API while each bound's worst case is written (target < ${TARGET_MS} ms)`);
+  console.log(o.banner);
   console.log(`machine: ${machineInfo.nproc} CPUs (${machineInfo.cpuModel}), ${machineInfo.memoryGiB} GiB, node ${machineInfo.node}, load average ${machineInfo.loadAverageAtStart.join(' ')}`);
   const checkout = prepareApiCheckout(opts.apiDir, opts.build);
   console.log(`API under test: ${checkout.dir} at ${describeRevision(checkout.revision)}`);
-  const cpuProfDir = opts.cpuProf ? path.join(run.resultsDir, `${run.stamp}-cpuprof`) : undefined;
-  const results = await runWrites({ portFrom: opts.portFrom, dataDir: opts.dataDir, logDir: run.logDir, heap: opts.neo4jHeap, checkout, cpuProfDir });
-  if (cpuProfDir) console.log(`CPU profile of the API process in ${path.relative(projectRoot, cpuProfDir)}`);
+  const result = await o.measure(checkout);
   const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
-  console.log(['', `== event-loop delay while writing (${results.filter((r) => r.eventLoopMaxMs < TARGET_MS).length} of ${results.length} under ${TARGET_MS} ms)`, ...writeTable(results, false)].join('\n'));
+  console.log(['', `== ${o.heading}`, ...o.table(result, false)].join('\n'));
   const md = [
     `API under test: ${checkout.isHarness ? 'this checkout' : `\`${checkout.dir}\``}, revision ${describeRevision(checkout.revision)}.`,
     `Command: \`${command}\`, started ${run.started.toISOString()}.`,
     `Machine: ${machineInfo.nproc} CPUs (${machineInfo.cpuModel}), ${machineInfo.memoryGiB} GiB, Node ${machineInfo.node}; load average ${machineInfo.loadAverageAtStart.join(' ')} at the start, ${loadAverage().join(' ')} at the end.`,
     '',
-    '### Event-loop delay while writing',
+    `### ${o.heading[0].toUpperCase()}${o.heading.slice(1)}`,
     '',
-    ...writeTable(results, true),
+    ...o.table(result, true),
   ];
-  const json = { startedAt: run.started.toISOString(), finishedAt: new Date().toISOString(), command, apiDir: checkout.dir, revision: checkout.revision, machine: { ...machineInfo, loadAverageAtEnd: loadAverage() }, targetMs: TARGET_MS, writes: results };
+  const json = { startedAt: run.started.toISOString(), finishedAt: new Date().toISOString(), command, apiDir: checkout.dir, revision: checkout.revision, machine: { ...machineInfo, loadAverageAtEnd: loadAverage() }, ...o.extra, [o.key]: result };
   const jsonFile = writeResults(run.resultsDir, run.stamp, json, md);
   console.log(`\nwrote ${path.relative(projectRoot, jsonFile)} and .md`);
+}
+
+/** `--writes`: the event-loop delay while the worst case of each bound of issue 28 is written (writes.ts). */
+async function writesOnly(opts: Options, run: { started: Date; stamp: string; resultsDir: string; logDir: string }): Promise<void> {
+  const cpuProfDir = opts.cpuProf ? path.join(run.resultsDir, `${run.stamp}-cpuprof`) : undefined;
+  await singleRun(opts, run, {
+    banner: `bench --writes: the longest event-loop delay of the API while each bound's worst case is written (target < ${TARGET_MS} ms)`,
+    heading: 'event-loop delay while writing',
+    key: 'writes',
+    extra: { targetMs: TARGET_MS },
+    measure: async (checkout) => {
+      const results = await runWrites({ portFrom: opts.portFrom, dataDir: opts.dataDir, logDir: run.logDir, heap: opts.neo4jHeap, checkout, cpuProfDir });
+      if (cpuProfDir) console.log(`CPU profile of the API process in ${path.relative(projectRoot, cpuProfDir)}`);
+      console.log(`${results.filter((r) => r.eventLoopMaxMs < TARGET_MS).length} of ${results.length} under ${TARGET_MS} ms`);
+      return results;
+    },
+    table: writeTable,
+  });
+}
+
+/** `--import`: a generated vault through the folder import, beside the single-POST rate (import.ts). */
+async function importOnly(opts: Options, run: { started: Date; stamp: string; resultsDir: string; logDir: string }): Promise<void> {
+  await singleRun(opts, run, {
+    banner: `bench --import: ${opts.importFiles} markdown files through the folder import, beside single POSTs`,
+    heading: 'bulk import',
+    key: 'import',
+    measure: (checkout) => runImportBench({
+      portFrom: opts.portFrom, dataDir: opts.dataDir, logDir: run.logDir, heap: opts.neo4jHeap, checkout, files: opts.importFiles,
+      cpuProfDir: opts.cpuProf ? path.join(run.resultsDir, `${run.stamp}-cpuprof`) : undefined,
+    }),
+    table: importTable,
+  });
 }
 
 main().catch((err) => {

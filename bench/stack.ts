@@ -66,7 +66,7 @@ export class Stack {
   }
 
   /** The API of the checkout under test, with the V8 flags `npm start` gives it. */
-  startApi(name: 'api-cache-off' | 'api-cache-on' | 'api-writes', o: { checkout: ApiCheckout; adminToken: string; dataDir: string; cpuProfDir?: string }): Promise<Proc> {
+  startApi(name: 'api-cache-off' | 'api-cache-on' | 'api-writes' | 'api-import', o: { checkout: ApiCheckout; adminToken: string; dataDir: string; cpuProfDir?: string }): Promise<Proc> {
     const env: NodeJS.ProcessEnv = { ...process.env };
     // Settings of the caller's shell that would change what is measured.
     for (const k of ['RATE_LIMIT_PER_KEY_PER_MINUTE', 'METRICS_TOKEN', 'NEO4J_DATABASE', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'BUNDLE_CACHE_MAX_BYTES']) delete env[k];
@@ -110,5 +110,27 @@ export class Stack {
     await this.driver?.close().catch(() => undefined);
     // Servers first (they hold connections to the stores), then Redis and Neo4j.
     for (const p of [...this.procs].reverse()) await p.stop().catch(() => undefined);
+  }
+}
+
+/**
+ * A run on stores of its own: a fresh Neo4j store and Redis under <dataDir>/<name> (wiped first), stopped
+ * however `work` ends (an interrupt too). For the single-purpose runs (--writes, --import).
+ */
+export async function onFreshStores<R>(
+  o: { portFrom: number; dataDir: string; logDir: string; heap: string; pageCacheMb: number; name: string },
+  work: (stack: Stack, dataDir: string) => Promise<R>,
+): Promise<R> {
+  const dataDir = path.join(o.dataDir, o.name);
+  rmSync(dataDir, { recursive: true, force: true });
+  const stack = new Stack({ portFrom: o.portFrom, logDir: o.logDir });
+  process.once('SIGINT', () => void stack.stopAll().then(() => process.exit(130)));
+  process.once('SIGTERM', () => void stack.stopAll().then(() => process.exit(143)));
+  try {
+    const { neo4jVersion } = await stack.startStores({ dataDir, heap: o.heap, pageCacheMb: o.pageCacheMb });
+    console.log(`neo4j ${neo4jVersion} ${stack.neo4j!.url} (fresh store in ${dataDir}), redis ${stack.redis!.url}`);
+    return await work(stack, dataDir);
+  } finally {
+    await stack.stopAll();
   }
 }

@@ -16,7 +16,7 @@
  * this checkout; a user key and a workspace made through the admin API. About a minute.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { routing } from 'neo4j-driver';
 import { projectRoot } from '../src/infra/project-root.js';
@@ -26,7 +26,7 @@ import type { ApiCheckout } from './api-checkout.js';
 import { api } from './api-client.js';
 import { DATABASE } from './floor.js';
 import { fmt, kb } from './report.js';
-import { Stack } from './stack.js';
+import { type Stack, onFreshStores } from './stack.js';
 
 /** The target of issue 28 for the longest event-loop delay, in ms. */
 export const TARGET_MS = 50;
@@ -268,16 +268,5 @@ export function writeTable(results: WriteResult[], markdown: boolean): string[] 
 
 /** The whole `--writes` run: its own stores under <dataDir>/writes, the cases, the tables. */
 export async function runWrites(o: { portFrom: number; dataDir: string; logDir: string; heap: string; checkout: ApiCheckout; cpuProfDir?: string }): Promise<WriteResult[]> {
-  const dataDir = path.join(o.dataDir, 'writes');
-  rmSync(dataDir, { recursive: true, force: true });
-  const stack = new Stack({ portFrom: o.portFrom, logDir: o.logDir });
-  process.once('SIGINT', () => void stack.stopAll().then(() => process.exit(130)));
-  process.once('SIGTERM', () => void stack.stopAll().then(() => process.exit(143)));
-  try {
-    const { neo4jVersion } = await stack.startStores({ dataDir, heap: o.heap, pageCacheMb: 256 });
-    console.log(`neo4j ${neo4jVersion} ${stack.neo4j!.url} (fresh store in ${dataDir}), redis ${stack.redis!.url}`);
-    return await measureWrites({ stack, checkout: o.checkout, dataDir, cpuProfDir: o.cpuProfDir });
-  } finally {
-    await stack.stopAll();
-  }
+  return onFreshStores({ ...o, pageCacheMb: 256, name: 'writes' }, (stack, dataDir) => measureWrites({ stack, checkout: o.checkout, dataDir, cpuProfDir: o.cpuProfDir }));
 }

@@ -16,6 +16,7 @@ import { opsRoutes } from './ops/routes.js';
 import { playbookRoutes } from './playbooks/routes.js';
 import { reportRoutes } from './reports/routes.js';
 import { retrievalRoutes } from './retrieval/routes.js';
+import { transferRoutes } from './transfer/routes.js';
 import type { AppServices } from './services.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
@@ -33,6 +34,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...annotationRoutes(s),
     ...feedbackRoutes(s),
     ...reportRoutes(s),
+    ...transferRoutes(s),
     ...analystRoutes(s),
     ...auditRoutes(s),
     ...webhookRoutes(s),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Plan } from './admin/schemas.js';
@@ -14,6 +14,7 @@ import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { createLogger, ensureDependencies } from './runtime.js';
+import { importFolder } from './shell/import-folder.js';
 import { ApiProblem, type OutputFormat, ServiceUnreachable, call, parseParams, render, table } from './shell/client.js';
 
 const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
@@ -29,6 +30,15 @@ const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
                    runs a saved report (cypher/reports) through a running service: API_KEY (a member's
                    user or agent key) and API_URL (default http://localhost:3000) from the environment;
                    \`report list\` lists them
+  import DIR       --workspace WORKSPACE_ID [--dry-run] [--prune] [--strict]
+                   a folder of markdown files (front matter, [[wikilinks]]) as context nodes, through a running
+                   service's bulk import (API_KEY of an editor, API_URL); prints what was created, updated,
+                   archived, left unresolved and refused (exit 1 when a file was refused)
+  import FILE.json --workspace WORKSPACE_ID
+                   rebuilds a workspace export in an empty workspace (API_KEY of an owner)
+  export           --workspace WORKSPACE_ID [--out FILE]
+                   the whole workspace as one JSON document (API_KEY of an owner), written to FILE
+                   (default WORKSPACE_ID.playbooks-export.json)
 
 Uses NEO4J_URI / REDIS_URL when set, else the servers a running \`npm start\` started
 (data/endpoints.json), else starts its own for the duration of the command (not for \`report\`).`;
@@ -41,6 +51,8 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'report') return report(rest);
+  if (command === 'import') return importCommand(rest);
+  if (command === 'export') return exportCommand(rest);
   const { values: o } = parseArgs({
     args: rest,
     options: {
@@ -140,6 +152,43 @@ async function report(args: string[]): Promise<void> {
   const query = new URLSearchParams(Object.entries(parseParams(values.param)).map(([k, v]) => [k, String(v)])).toString();
   const answer = await call('GET', `${base}/${encodeURIComponent(name)}${query ? `?${query}` : ''}`, key, { csv: format === 'csv' });
   process.stdout.write(`${render(format, answer)}\n`);
+}
+
+/** `import DIR --workspace ID`: over HTTP with an editor's key, through the bulk import. */
+async function importCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { workspace: { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, prune: { type: 'boolean', default: false }, strict: { type: 'boolean', default: false } },
+  });
+  const [dir] = positionals;
+  const key = process.env.API_KEY;
+  if (!dir || !values.workspace) throw new AppError('invalid_request', `import takes a folder and --workspace\n\n${usage}`);
+  if (!key) throw new AppError('invalid_request', 'Set API_KEY to the user or agent key of an editor of the workspace');
+  if (!existsSync(dir)) throw new AppError('invalid_request', `${dir} does not exist`);
+  if (statSync(dir).isFile()) {
+    const { json } = await call('POST', `/api/v1/workspaces/${encodeURIComponent(values.workspace)}/import`, key, { body: JSON.parse(readFileSync(dir, 'utf8')) });
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    return;
+  }
+  const result = await importFolder({
+    dir, workspaceId: values.workspace, key, dryRun: values['dry-run'], prune: values.prune, strict: values.strict,
+    progress: process.stderr.isTTY ? process.stderr : undefined,
+  });
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (result.errors.length) process.exitCode = 1;
+}
+
+/** `export --workspace ID [--out FILE]`: GET …/export with an owner's key, to a file. */
+async function exportCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { workspace: { type: 'string' }, out: { type: 'string' } } });
+  const key = process.env.API_KEY;
+  if (!values.workspace) throw new AppError('invalid_request', `export takes --workspace\n\n${usage}`);
+  if (!key) throw new AppError('invalid_request', 'Set API_KEY to the user key of an owner of the workspace');
+  const out = values.out ?? `${values.workspace}.playbooks-export.json`;
+  const { text } = await call('GET', `/api/v1/workspaces/${encodeURIComponent(values.workspace)}/export`, key);
+  writeFileSync(out, text);
+  process.stdout.write(`${JSON.stringify({ file: out, bytes: Buffer.byteLength(text) })}\n`);
 }
 
 main().catch((err) => {

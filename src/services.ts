@@ -9,11 +9,13 @@ import { IdempotencyStore } from './gate/idempotency.js';
 import { ResponseCache } from './http/response-cache.js';
 import { Metrics } from './http/observability.js';
 import { systemClock } from './infra/ids.js';
+import { NodeImportService } from './nodes/import.js';
 import { NodeService } from './nodes/service.js';
 import { PlaybookService } from './playbooks/service.js';
 import { ReportService } from './reports/service.js';
 import { RetrievalService } from './retrieval/service.js';
 import type { Infra } from './service-deps.js';
+import { TransferService } from './transfer/service.js';
 import { WebhookService } from './webhooks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
 
@@ -27,6 +29,7 @@ export interface AppServices extends Infra {
   playbooks: PlaybookService;
   agents: AgentService;
   nodes: NodeService;
+  nodeImport: NodeImportService;
   retrieval: RetrievalService;
   annotations: AnnotationService;
   feedback: FeedbackService;
@@ -34,6 +37,7 @@ export interface AppServices extends Infra {
   reports: ReportService;
   audit: AuditService;
   webhooks: WebhookService;
+  transfer: TransferService;
 }
 
 /** Wires the component services to the process's connections and to one request gate. */
@@ -60,6 +64,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     playbooks: new PlaybookService(deps),
     agents: new AgentService(deps),
     nodes: new NodeService(deps),
+    nodeImport: new NodeImportService(deps),
     retrieval: new RetrievalService(deps),
     annotations: new AnnotationService(deps),
     feedback: new FeedbackService(deps),
@@ -67,5 +72,6 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     reports: new ReportService(deps),
     audit,
     webhooks: new WebhookService(deps),
+    transfer: new TransferService(deps),
   };
 }

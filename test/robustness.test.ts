@@ -69,6 +69,7 @@ const basesRefusedByDesign = new Set([
   'createNodeLink', // the fixture's link is already there: 409
   'runCypher', // the query is Cypher, which a schema cannot make valid: 400 invalid_cypher
   'redeliverWebhook', // the fixture's receiver never answers, so its subscription is soon disabled: 409
+  'importWorkspace', // the sweep's workspace has playbooks and nodes; an export goes into an empty workspace only: 409
   'mcp', // the sweep sends no Accept: application/json, text/event-stream, which Streamable HTTP requires: 406
 ]);
 

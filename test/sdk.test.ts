@@ -89,6 +89,10 @@ describe('TypeScript client (sdk/)', () => {
   describe('every facade method against the service', () => {
     it('workspace, usage and members', async () => {
       expect((await owner.workspace.get()).role).to.equal('owner');
+      const exported = await owner.workspace.export();
+      expect(exported).to.include({ format: 'playbooks-workspace-export', version: 1 });
+      const copy = await createWorkspace();
+      expect((await clientFor(copy, copy.owner.key).workspace.import(exported)).idsKept).to.be.a('boolean');
       const usage = await owner.usage.get();
       expect(usage.period).to.match(/^\d{4}-\d{2}$/);
       const user = await createUser('Member');
@@ -120,6 +124,10 @@ describe('TypeScript client (sdk/)', () => {
       await owner.links.deleteFromNode(a.id, nodeLink.id);
       await owner.links.deleteFromPlaybook(playbook.id, playbookLink.id);
       expect((await owner.nodes.get(b.id)).incomingLinks).to.deep.equal([]);
+
+      const imported = await owner.nodes.import({ nodes: [{ slug: unique('bulk'), title: 'Bulk', description: 'Imported', links: [{ linkType: 'requires', target: b.slug }] }] });
+      expect(imported.summary.created).to.equal(1);
+      expect((await owner.nodes.get(imported.nodes[0].id!)).outgoingLinks.map((l) => l.targetId)).to.deep.equal([b.id]);
 
       await owner.nodes.archive(b.id);
       expect((await owner.nodes.get(b.id)).status).to.equal('archived');

@@ -12,6 +12,10 @@ describe('parseWikilinks', () => {
     expect(parseWikilinks('[[ Brand-Voice ]] [[Two Words]] [[]] [[ | label]] [[a--b]] [[-x]] [[ok_not]] [[tone|]]')).to.deep.equal(['brand-voice', 'tone']);
   });
 
+  it('takes [[slug#heading]] (and [[slug#heading|label]]) as a link to the node, the heading dropped', () => {
+    expect(parseWikilinks('[[brand-voice#tone]] [[persona#who|the persona]] [[#local-heading]]')).to.deep.equal(['brand-voice', 'persona']);
+  });
+
   it('ignores single brackets, unclosed and nested brackets', () => {
     expect(parseWikilinks('[single] [[unclosed and [[inner]] [[x]')).to.deep.equal(['inner']);
     expect(parseWikilinks('[[a\nb]]')).to.deep.equal([]);

@@ -90,6 +90,11 @@ export class PlaybooksClient {
   /** The workspace and the caller's role in it. */
   readonly workspace = {
     get: (call?: CallOptions) => this.#send<T.GetWorkspaceResponse>(api.getWorkspace, { path: this.#path() }, idempotent, call),
+    /** The whole workspace as one document (owner). */
+    export: (call?: CallOptions) => this.#send<T.ExportWorkspaceResponse>(api.exportWorkspace, { path: this.#path() }, idempotent, call),
+    /** Rebuilds an export in this empty workspace (owner); a second attempt would meet a workspace that is no longer empty, so it is never retried. */
+    import: (body: Body<T.ImportWorkspaceData>, call?: CallOptions) =>
+      this.#send<T.ImportWorkspaceResponse>(api.importWorkspace, { path: this.#path(), body }, once, call),
   };
 
   /** This month's retrievals: used, limit, remaining, resetsAt. */
@@ -152,6 +157,9 @@ export class PlaybooksClient {
       this.#send<void>(api.archiveContextNode, { path: this.#path({ nodeId }) }, idempotent, call),
     restore: (nodeId: string, call?: CallOptions) =>
       this.#send<T.RestoreContextNodeResponse>(api.restoreContextNode, { path: this.#path({ nodeId }) }, idempotent, call),
+    /** Many nodes keyed by slug in one request; sending the same batch again changes nothing, so it may be retried. */
+    import: (body: Body<T.ImportContextNodesData>, call?: CallOptions) =>
+      this.#send<T.ImportContextNodesResponse>(api.importContextNodes, { path: this.#path(), body }, idempotent, call),
   };
 
   /** Manual links from a context node or a playbook to a context node. */

@@ -18,12 +18,12 @@ const invalidBody = (message: string, path = '/') =>
  * UTF-8, a string holding a lone surrogate (`"\ud800"`), a `__proto__` key and nesting deeper than
  * maxJsonDepth are each a 400 naming where, instead of being rewritten or stored. An empty body reads as {}.
  */
-export async function readJsonBody(ctx: Context): Promise<unknown> {
+export async function readJsonBody(ctx: Context, limit = maxBodyBytes): Promise<unknown> {
   let bytes: Buffer;
   try {
-    bytes = await getRawBody(ctx.req, { limit: maxBodyBytes, length: ctx.request.length });
+    bytes = await getRawBody(ctx.req, { limit, length: ctx.request.length });
   } catch (err) {
-    if ((err as { type?: string }).type === 'entity.too.large') throw new AppError('payload_too_large', 'The request body is larger than 1 MiB');
+    if ((err as { type?: string }).type === 'entity.too.large') throw new AppError('payload_too_large', `The request body is larger than ${limit / (1024 * 1024)} MiB`);
     throw new AppError('invalid_request', 'The request body could not be read', { cause: err });
   }
   if (bytes.length === 0) return {};

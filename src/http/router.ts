@@ -90,7 +90,7 @@ function handle(route: AnyRoute, deps: RouterDeps): Run {
     if (route.body && ctx.request.length !== 0 && ctx.is('application/json') === false) {
       throw new AppError('unsupported_media_type', 'The request body must be application/json');
     }
-    const sent = route.body ? await readJsonBody(ctx) : undefined;
+    const sent = route.body ? await readJsonBody(ctx, route.maxBodyBytes) : undefined;
     // ajv coerces and fills defaults in place, so it gets copies.
     const params = route.params ? validatePart(route.params, { ...ctx.params }, 'path') : {};
     const query = validatePart<Record<string, unknown>>(route.query ?? noQuery, { ...ctx.query }, 'query');

@@ -56,6 +56,16 @@ export function isNeo4jUnavailable(err: unknown): boolean {
   return err instanceof Neo4jError && (unavailableCodes.has(err.code) || /connect|ECONNREFUSED/i.test(err.message));
 }
 
+/**
+ * Thrown by the work of a writeTx to end its transaction without committing anything (a dry run, or a batch that
+ * turned out to change nothing), carrying the answer; the caller of writeTx catches it. Not a failure.
+ */
+export class Rollback<R> extends Error {
+  constructor(readonly result: R) {
+    super('rolled back on purpose');
+  }
+}
+
 /** The one place where Neo4j errors become the service's own. */
 function translate(err: unknown): unknown {
   if (err instanceof AppError) return err;
@@ -258,7 +268,7 @@ export class GraphExecutor {
     try {
       return await work();
     } catch (err) {
-      if (!(err instanceof AppError)) this.errorCount += 1;
+      if (!(err instanceof AppError) && !(err instanceof Rollback)) this.errorCount += 1;
       throw translate(err);
     }
   }

@@ -1,6 +1,6 @@
 import type { TokenCounts } from './token-count.js';
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
-import { type LinkType, linkTypeParams, relationshipTypeOf } from './link-types.js';
+import { type LinkType, type RelationshipType, linkTypeParams, relationshipTypeOf } from './link-types.js';
 import type { ContextNode, NodeDetail, NodeStatus, NodeType, SourceType } from './schemas.js';
 
 export interface ListFilter {
@@ -24,6 +24,16 @@ export interface DeleteLinkResult {
   linkFound: boolean;
   origin: 'manual' | 'wikilink' | null;
   deleted: boolean;
+}
+
+export interface ImportStateRow {
+  node: Pick<ContextNode, 'id' | 'slug' | 'title' | 'description' | 'nodeType' | 'importance' | 'status'> & {
+    content?: string | null;
+    agentSummary?: string | null;
+    readFirst?: boolean | null;
+    edgeCaseOnly?: boolean | null;
+  };
+  links: { relType: RelationshipType; targetSlug: string; origin: 'manual' | 'wikilink' }[];
 }
 
 type Runner = Pick<GraphTx, 'run'>;
@@ -59,18 +69,27 @@ export class NodeRepository {
     return (await tx.run('nodes/taken-slugs', { workspaceId, base })) as { id: string; slug: string }[];
   }
 
-  async create(tx: Runner, workspaceId: string, node: ContextNode, counts: TokenCounts): Promise<void> {
-    await tx.run('nodes/create', { workspaceId, node: { ...node, ...counts } });
+  /** Creates nodes, each given with its token counts. */
+  async create(tx: Runner, workspaceId: string, nodes: (ContextNode & TokenCounts)[]): Promise<void> {
+    if (nodes.length) await tx.run('nodes/create', { workspaceId, nodes });
   }
 
-  async update(tx: Runner, workspaceId: string, nodeId: string, changes: Record<string, unknown>, now: string): Promise<boolean> {
-    const rows = await tx.run('nodes/update', { workspaceId, nodeId, changes, now });
-    return rows.length > 0;
+  /** Sets each node's changes (a null value removes the property) and moves its updatedAt; the ids found. */
+  async update(tx: Runner, workspaceId: string, updates: { nodeId: string; changes: Record<string, unknown> }[], now: string): Promise<string[]> {
+    if (!updates.length) return [];
+    return (await tx.run('nodes/update', { workspaceId, updates, now })).map((row) => row.id as string);
   }
 
-  async setStatus(tx: Runner, workspaceId: string, nodeId: string, status: NodeStatus, now: string): Promise<{ found: boolean; changed: boolean }> {
-    const [row] = await tx.run('nodes/set-status', { workspaceId, nodeId, status, now });
-    return { found: Boolean(row), changed: Boolean(row?.changed) };
+  /** Archives or restores nodes; one entry per node found, saying whether its status changed. */
+  async setStatus(tx: Runner, workspaceId: string, nodeIds: string[], status: NodeStatus, now: string): Promise<{ id: string; changed: boolean }[]> {
+    if (!nodeIds.length) return [];
+    return (await tx.run('nodes/set-status', { workspaceId, nodeIds, status, now })) as { id: string; changed: boolean }[];
+  }
+
+  /** The workspace's nodes having one of `slugs` (any status), each with its outgoing links: what an import compares with. */
+  async importState(tx: Runner, workspaceId: string, slugs: string[]): Promise<ImportStateRow[]> {
+    if (!slugs.length) return [];
+    return (await tx.run('nodes/import-state', { workspaceId, slugs, linkRelTypes: linkTypeParams.linkRelTypes })) as ImportStateRow[];
   }
 
   async get(runner: Runner | undefined, workspaceId: string, nodeId: string): Promise<NodeDetail | undefined> {
@@ -86,13 +105,25 @@ export class NodeRepository {
     return { total: row?.total ?? 0, nodes: (row?.nodes ?? []).map(toNode) };
   }
 
-  /** Re-syncs a node's wikilinks with the slugs of its content; `wanted` pairs each slug with a fresh link id. */
-  async syncWikilinks(tx: Runner, workspaceId: string, nodeId: string, wanted: { slug: string; linkId: string }[], now: string): Promise<void> {
-    await tx.run('links/sync-wikilinks', { workspaceId, nodeId, wanted, now });
+  /** Re-syncs nodes' wikilinks with the slugs of their content; `wanted` pairs each slug with a fresh link id. */
+  async syncWikilinks(tx: Runner, workspaceId: string, items: { nodeId: string; wanted: { slug: string; linkId: string }[] }[], now: string): Promise<void> {
+    if (items.length) await tx.run('links/sync-wikilinks', { workspaceId, items, now });
   }
 
-  async wikilinkSources(tx: Runner, workspaceId: string, nodeId: string): Promise<{ id: string; content: string | null }[]> {
-    return (await tx.run('links/wikilink-sources', { workspaceId, nodeId })) as { id: string; content: string | null }[];
+  /** The nodes (other than `nodeIds`) whose wikilinks may resolve differently now that `nodeIds` appeared or changed slug. */
+  async wikilinkSources(tx: Runner, workspaceId: string, nodeIds: string[]): Promise<{ id: string; content: string | null }[]> {
+    if (!nodeIds.length) return [];
+    return (await tx.run('links/wikilink-sources', { workspaceId, nodeIds })) as { id: string; content: string | null }[];
+  }
+
+  /** Makes each node's manual links to context nodes exactly `wanted` (wikilinks untouched). */
+  async syncManualLinks(
+    tx: Runner,
+    workspaceId: string,
+    items: { nodeId: string; wanted: { relType: RelationshipType; targetId: string; linkId: string }[] }[],
+    now: string,
+  ): Promise<void> {
+    if (items.length) await tx.run('links/sync-manual', { workspaceId, items, now, linkRelTypes: linkTypeParams.linkRelTypes });
   }
 
   async createLink(
@@ -111,7 +142,7 @@ export class NodeRepository {
 }
 
 /** A node as stored (properties never set are absent) → as the API shows it. */
-function toNode(raw: Record<string, any>): ContextNode {
+export function toNode(raw: Record<string, any>): ContextNode {
   return {
     id: raw.id,
     slug: raw.slug,

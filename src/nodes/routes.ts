@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { Pagination, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
+import type { NodeImportService } from './import.js';
 import type { NodeService } from './service.js';
 import {
-  CreateBody, LinkBody, LinkSchema, ListQuery, NodeDetailSchema, NodeLinkPath, NodePath, NodeSchema, PlaybookLinkPath, PlaybookPath, UpdateBody,
+  CreateBody, ImportBody, ImportResultSchema, LinkBody, LinkSchema, ListQuery, NodeDetailSchema, NodeLinkPath, NodePath, NodeSchema, PlaybookLinkPath, PlaybookPath, UpdateBody,
 } from './schemas.js';
 
 const nodes = { tag: 'Context nodes' } as const;
@@ -11,7 +12,7 @@ const links = { tag: 'Links' } as const;
 const viewers = { kind: 'workspace', minRole: 'viewer' } as const;
 const editors = { kind: 'workspace', minRole: 'editor' } as const;
 
-export function nodeRoutes(s: { nodes: NodeService }): AnyRoute[] {
+export function nodeRoutes(s: { nodes: NodeService; nodeImport: NodeImportService }): AnyRoute[] {
   return [
     defineRoute({
       ...nodes, method: 'get', path: '/api/v1/workspaces/:workspaceId/context-nodes', operationId: 'listContextNodes', summary: 'List or search context nodes',
@@ -32,6 +33,21 @@ export function nodeRoutes(s: { nodes: NodeService }): AnyRoute[] {
       handler: async ({ ctx, caller, body }) => {
         ctx.status = 201;
         ctx.body = await s.nodes.create(caller, body);
+      },
+    }),
+    defineRoute({
+      ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes/import', operationId: 'importContextNodes', summary: 'Create, update and archive many context nodes at once',
+      description:
+        'A batch of nodes keyed by slug (at most 1,000 items and a 1 MiB body), each the whole state of its node, with its manual links by target slug. ' +
+        'Each item is validated like a single write (a malformed item makes the whole request 400, nothing written) and compared with the stored node: ' +
+        'created, updated (fields or links differ; an archived node is restored), unchanged, or error with its reason (a slug twice in the batch, a self-link, too many wikilinks) while the rest goes on. ' +
+        'Links and wikilinks may name nodes created later in the same batch; a link to a slug no node has is reported in unresolvedLinks and not stored (a wikilink waits for its target as usual). ' +
+        '`archive` lists slugs to archive. One transaction: a batch that changes nothing, and a dryRun, commit nothing and leave the graph generation and every ETag as they were.',
+      access: editors, params: WorkspacePath, body: ImportBody,
+      responses: { 200: { description: 'What happened to each item (or would, on a dry run)', schema: ImportResultSchema } },
+      errors: [413],
+      handler: async ({ ctx, caller, body }) => {
+        ctx.body = await s.nodeImport.importNodes(caller, body);
       },
     }),
     defineRoute({

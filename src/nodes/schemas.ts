@@ -30,7 +30,7 @@ const Importance = Type.Integer({ minimum: 0, maximum: 100, description: 'Retrie
 const Content = Type.String({
   maxLength: 500_000,
   description:
-    'Markdown. Each [[slug]] or [[slug|label]] outside code spans and fenced code blocks becomes a references link ' +
+    'Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link ' +
     '(origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. ' +
     'The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. ' +
     `At most ${maxWikilinkTargets} distinct slugs.`,
@@ -114,6 +114,58 @@ export const ListQuery = Strict({
 });
 export const LinkBody = Strict({ targetId: Id('A context node of the same workspace'), linkType: LinkTypeSchema }, { required: ['targetId', 'linkType'] });
 
+/** Bounds of one bulk import request (besides the 1 MiB body limit). */
+export const maxImportNodes = 1_000;
+export const maxImportLinksPerNode = 1_000;
+
+const ImportLinkSchema = Strict(
+  {
+    linkType: LinkTypeSchema,
+    target: Type.String({ ...Slug, description: 'Slug of the target node: in the workspace, or in the same batch' }),
+  },
+  { required: ['linkType', 'target'] },
+);
+export const ImportNodeSchema = Strict(
+  {
+    ...CreateBody.properties,
+    slug: Type.String({ ...Slug, description: 'The node’s key: an existing node of the workspace with this slug is compared and updated, else one is created' }),
+    links: Type.Optional(Type.Array(ImportLinkSchema, {
+      maxItems: maxImportLinksPerNode,
+      description: 'The node’s manual links to other context nodes, all of them: links made by hand that are not listed are removed (wikilinks in content are synced apart). Omitted: manual links are left as they are.',
+    })),
+  },
+  { required: ['slug', 'title', 'description'] },
+);
+export const ImportBody = Strict({
+  nodes: Type.Optional(Type.Array(ImportNodeSchema, {
+    maxItems: maxImportNodes,
+    description: `Each item is the whole state of one node: omitted fields take their defaults (content empty, nodeType reference, importance 50, readFirst and edgeCaseOnly false, agentSummary null). At most ${maxImportNodes}.`,
+  })),
+  archive: Type.Optional(Type.Array(Type.String(Slug), { maxItems: maxImportNodes, description: 'Slugs of nodes to archive (a folder import’s --prune)' })),
+  dryRun: Type.Optional(Type.Boolean({ description: 'Answer what would happen, write nothing' })),
+});
+
+const ItemError = Nullable(Type.Object({ code: Type.String(), message: Type.String() }, { description: 'Why the item was not written' }));
+export const ImportResultSchema = Type.Object({
+  dryRun: Type.Boolean(),
+  written: Type.Boolean({ description: 'Whether anything was written (false when every item is unchanged or an error, or on a dry run): only then does the workspace’s graph generation (and so every ETag) change' }),
+  summary: Type.Object({ created: Type.Integer(), updated: Type.Integer(), unchanged: Type.Integer(), archived: Type.Integer(), errors: Type.Integer() }),
+  nodes: Type.Array(Type.Object({
+    index: Type.Integer({ description: 'Position of the item in the request' }),
+    slug: Type.String(),
+    outcome: literals(['created', 'updated', 'unchanged', 'error'] as const),
+    id: Nullable(Type.String({ description: 'The node’s id (null for an error; on a dry run, null for a node that would be created)' })),
+    unresolvedLinks: Type.Array(Type.String(), { description: 'Slugs its wikilinks and links name that no node has (typed links to them are not stored; wikilinks wait for their target)' }),
+    error: ItemError,
+  })),
+  archive: Type.Array(Type.Object({
+    slug: Type.String(),
+    outcome: literals(['archived', 'unchanged', 'error'] as const, { description: 'unchanged: already archived' }),
+    id: Nullable(Type.String()),
+    error: ItemError,
+  })),
+});
+
 export type NodeType = Static<typeof NodeTypeSchema>;
 export type NodeStatus = Static<typeof StatusSchema>;
 /** A context node as stored (docs/graph-model.md) and as the API shows it. */
@@ -126,3 +178,6 @@ export type NodeDetail = Static<typeof NodeDetailSchema>;
 export type CreateNodeInput = Static<typeof CreateBody>;
 export type UpdateNodeInput = Static<typeof UpdateBody>;
 export type ListNodesQuery = Static<typeof ListQuery>;
+export type ImportNodeInput = Static<typeof ImportNodeSchema>;
+export type ImportInput = Static<typeof ImportBody>;
+export type ImportResult = Static<typeof ImportResultSchema>;

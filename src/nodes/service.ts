@@ -43,21 +43,14 @@ export class NodeService {
           const node: ContextNode = {
             id: newId('cn'),
             slug,
-            title: input.title,
-            description: input.description,
-            content: input.content ?? '',
-            nodeType: input.nodeType ?? 'reference',
-            agentSummary: input.agentSummary ?? null,
-            importance: input.importance ?? 50,
-            readFirst: input.readFirst ?? false,
-            edgeCaseOnly: input.edgeCaseOnly ?? false,
+            ...withDefaults(input),
             status: 'live',
             createdAt: now,
             updatedAt: now,
             archivedAt: null,
           };
           // Token counts are stored beside the texts (not part of the API's node), so retrieval never tokenizes.
-          await this.repo.create(tx, ws, node, tokenCountsOf(node));
+          await this.repo.create(tx, ws, [{ ...node, ...tokenCountsOf(node) }]);
           await this.syncWikilinks(tx, ws, node.id, node.content, now);
           await this.resolveWikilinksTo(tx, ws, node.id, now);
           const { id, createdAt, updatedAt, archivedAt, ...after } = node;
@@ -118,7 +111,7 @@ export class NodeService {
         if (input.agentSummary !== undefined) changes.agentSummaryTokenCount = countTokens(input.agentSummary);
         const slugChanged = input.slug !== undefined && input.slug !== current.slug;
         if (slugChanged) await this.allocateSlug(tx, ws, current.title, input.slug, nodeId);
-        await this.repo.update(tx, ws, nodeId, changes, now);
+        await this.repo.update(tx, ws, [{ nodeId, changes }], now);
         if (input.content !== undefined || slugChanged) {
           await this.syncWikilinks(tx, ws, nodeId, input.content ?? current.content, now);
         }
@@ -210,8 +203,8 @@ export class NodeService {
   private async setStatus(caller: Caller, nodeId: string, status: NodeStatus): Promise<void> {
     const ws = caller.workspaceId;
     const changed = await this.inWorkspace(ws, async (tx, now) => {
-      const result = await this.repo.setStatus(tx, ws, nodeId, status, now);
-      if (!result.found) throw notFound('Context node');
+      const [result] = await this.repo.setStatus(tx, ws, [nodeId], status, now);
+      if (!result) throw notFound('Context node');
       await recordAudit(tx, stampOf(caller, now), {
         action: status === 'archived' ? 'node.archived' : 'node.restored', workspaceId: ws, targetIds: [nodeId],
         before: { status: result.changed ? (status === 'archived' ? 'live' : 'archived') : status }, after: { status },
@@ -248,16 +241,39 @@ export class NodeService {
   }
 
   private async syncWikilinks(tx: GraphTx, workspaceId: string, nodeId: string, content: string | null, now: string): Promise<void> {
-    const wanted = parseWikilinks(content).map((slug) => ({ slug, linkId: newId('lnk') }));
-    await this.repo.syncWikilinks(tx, workspaceId, nodeId, wanted, now);
+    await this.repo.syncWikilinks(tx, workspaceId, [wikilinkItem(nodeId, content)], now);
   }
 
   /** After a node appears or changes its slug: re-syncs every node whose wikilinks may now resolve differently. */
   private async resolveWikilinksTo(tx: GraphTx, workspaceId: string, nodeId: string, now: string): Promise<void> {
-    for (const source of await this.repo.wikilinkSources(tx, workspaceId, nodeId)) {
-      await this.syncWikilinks(tx, workspaceId, source.id, source.content, now);
-    }
+    await resolveWikilinksTo(this.repo, tx, workspaceId, [nodeId], now);
   }
+}
+
+/** The editable fields of a node as a create (or an import item) gives them, with the defaults for those left out. */
+export type NodeFields = Pick<ContextNode, 'title' | 'description' | 'content' | 'nodeType' | 'agentSummary' | 'importance' | 'readFirst' | 'edgeCaseOnly'>;
+export function withDefaults(input: CreateNodeInput): NodeFields {
+  return {
+    title: input.title,
+    description: input.description,
+    content: input.content ?? '',
+    nodeType: input.nodeType ?? 'reference',
+    agentSummary: input.agentSummary ?? null,
+    importance: input.importance ?? 50,
+    readFirst: input.readFirst ?? false,
+    edgeCaseOnly: input.edgeCaseOnly ?? false,
+  };
+}
+
+/** A node's wikilink sync item: the slugs its content links to, each with a fresh link id. */
+export function wikilinkItem(nodeId: string, content: string | null): { nodeId: string; wanted: { slug: string; linkId: string }[] } {
+  return { nodeId, wanted: parseWikilinks(content).map((slug) => ({ slug, linkId: newId('lnk') })) };
+}
+
+/** After nodes appear or change their slugs: re-syncs, in one statement, every other node whose wikilinks may now resolve differently. */
+export async function resolveWikilinksTo(repo: NodeRepository, tx: GraphTx, workspaceId: string, nodeIds: string[], now: string): Promise<void> {
+  const sources = await repo.wikilinkSources(tx, workspaceId, nodeIds);
+  await repo.syncWikilinks(tx, workspaceId, sources.map((s) => wikilinkItem(s.id, s.content)), now);
 }
 
 function slugTaken(slug: string): AppError {

@@ -1,8 +1,9 @@
 /**
- * Wikilinks in a context node's markdown content: `[[slug]]` and `[[slug|label]]`.
+ * Wikilinks in a context node's markdown content: `[[slug]]`, `[[slug|label]]` and `[[slug#heading]]` (also
+ * `[[slug#heading|label]]`; the heading is dropped, the link goes to the node).
  *
  * Rules (documented in the API description of the content field):
- * - The target is trimmed and lowercased; it must then be a slug (`a-z0-9` words joined by single `-`).
+ * - The target (before any `#`) is trimmed and lowercased; it must then be a slug (`a-z0-9` words joined by single `-`).
  *   Anything else between double brackets (`[[Brand Voice]]`, `[[]]`) is plain text, not a link.
  * - Wikilinks inside fenced code blocks (``` or ~~~, CommonMark rules: up to three spaces of indentation,
  *   closed by a fence of the same character at least as long; an unclosed fence runs to the end) and
@@ -26,7 +27,7 @@ export function parseWikilinks(content: string | null | undefined): string[] {
   for (const paragraph of proseParagraphs(content)) {
     for (const text of outsideCodeSpans(paragraph)) {
       for (const match of text.matchAll(wikilinkPattern)) {
-        const slug = match[1].trim().toLowerCase();
+        const slug = match[1].split('#')[0].trim().toLowerCase();
         if (slugPattern.test(slug) && !seen.has(slug)) {
           seen.add(slug);
           slugs.push(slug);

@@ -78,3 +78,21 @@ export async function listNodes(workspace: TestWorkspace, query: Record<string, 
   expectStatus(res, 200, 'list context nodes');
   return res.body;
 }
+
+/** Every node of the workspace (any status, up to 200) by slug, each with its detail (links, unresolved wikilinks). */
+export async function nodesBySlug(workspace: TestWorkspace): Promise<Record<string, any>> {
+  const page = await listNodes(workspace, { status: 'all', limit: 200 });
+  const out: Record<string, any> = {};
+  for (const node of page.nodes) out[node.slug] = await getNode(workspace, node.id);
+  return out;
+}
+
+/** A node detail's outgoing links as sorted `linkType>targetSlug` strings. */
+export const outgoingOf = (node: { outgoingLinks: { linkType: string; slug: string }[] }) => node.outgoingLinks.map((l) => `${l.linkType}>${l.slug}`).sort();
+
+/** The ETag of a cached read of the workspace's graph: it changes exactly when the graph generation does. */
+export async function graphEtag(workspace: TestWorkspace): Promise<string> {
+  const res = await request('GET', workspace.path('/context-nodes?status=all'), { token: workspace.owner.key });
+  expectStatus(res, 200, 'list context nodes');
+  return res.headers.get('etag')!;
+}

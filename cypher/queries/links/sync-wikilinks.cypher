@@ -1,6 +1,7 @@
-// Makes a context node's wikilink state match the [[slug]]s of its content (parsed by the service).
-// Params: $workspaceId, $nodeId, $now, $wanted: list of {slug, linkId} (distinct slugs; linkId is used only if
-// a new link is made). Columns: id.
+// Makes context nodes' wikilink state match the [[slug]]s of their content (parsed by the service).
+// Params: $workspaceId, $now, $items: list of {nodeId, wanted}, wanted being a list of {slug, linkId} (distinct
+// slugs; linkId is used only if a new link is made). One item from a single write, a batch from an import.
+// Columns: id, one row per node found.
 // 1. A REFERENCES link of origin 'wikilink' to a node whose slug is no longer wanted is deleted; manual links
 //    (any origin 'manual') are never touched.
 // 2. Every WIKILINK_TO of the node is dropped, and an UnresolvedLink nothing points at any more is deleted.
@@ -8,10 +9,11 @@
 //    link of origin 'wikilink' unless a REFERENCES link to it exists already (manual or wikilink); a slug no
 //    node has is kept as (this)-[:WIKILINK_TO]->(:UnresolvedLink {workspaceId, slug}). A wikilink to the node
 //    itself is ignored.
-MATCH (a:ContextNode {id: $nodeId, workspaceId: $workspaceId})
-CALL (a) {
+UNWIND $items AS item
+MATCH (a:ContextNode {id: item.nodeId, workspaceId: $workspaceId})
+CALL (a, item) {
   MATCH (a)-[r:REFERENCES {origin: 'wikilink'}]->(t:ContextNode)
-  WHERE NOT t.slug IN [w IN $wanted | w.slug]
+  WHERE NOT t.slug IN [w IN item.wanted | w.slug]
   DELETE r
 }
 CALL (a) {
@@ -21,8 +23,8 @@ CALL (a) {
   WHERE NOT EXISTS { ()-[:WIKILINK_TO]->(u) }
   DELETE u
 }
-CALL (a) {
-  UNWIND $wanted AS want
+CALL (a, item) {
+  UNWIND item.wanted AS want
   OPTIONAL MATCH (t:ContextNode {workspaceId: $workspaceId, slug: want.slug})
   CALL (a, t, want) {
     WITH a, t, want

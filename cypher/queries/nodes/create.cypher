@@ -1,7 +1,9 @@
-// Creates a context node in its workspace. Params: $workspaceId, $node (map of every ContextNode property,
-// see docs/graph-model.md; null values are not stored). Columns: id (no row when the workspace does not exist).
+// Creates context nodes in their workspace (one from a single POST, a batch from an import).
+// Params: $workspaceId, $nodes (list of maps of every ContextNode property, see docs/graph-model.md; null values
+// are not stored). Columns: id, one row per node (no row when the workspace does not exist).
 MATCH (w:Workspace {id: $workspaceId})
+UNWIND $nodes AS node
 CREATE (n:ContextNode)
-SET n = $node, n.workspaceId = $workspaceId
+SET n = node, n.workspaceId = $workspaceId
 CREATE (n)-[:IN_WORKSPACE]->(w)
 RETURN n.id AS id

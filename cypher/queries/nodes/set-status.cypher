@@ -1,7 +1,9 @@
-// Archives or restores a context node. Params: $workspaceId, $nodeId, $status ('live'|'archived'), $now.
-// Columns: id, changed (false when it already had that status: nothing is written then).
+// Archives or restores context nodes (one from the API, a batch from an import's prune).
+// Params: $workspaceId, $nodeIds, $status ('live'|'archived'), $now.
+// Columns: id, changed (false when it already had that status: nothing is written then); one row per node found.
 // Archiving sets archivedAt; restoring clears it; either moves updatedAt so that update feeds see it.
-MATCH (n:ContextNode {id: $nodeId, workspaceId: $workspaceId})
+UNWIND $nodeIds AS nodeId
+MATCH (n:ContextNode {id: nodeId, workspaceId: $workspaceId})
 WITH n, n.status <> $status AS changed
 CALL (n, changed) {
   WITH n, changed

@@ -2673,7 +2673,7 @@ export type CreateContextNodeData = {
          */
         slug?: string;
         /**
-         * Markdown. Each [[slug]] or [[slug|label]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+         * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
          */
         content?: string;
         /**
@@ -2852,6 +2852,168 @@ export type CreateContextNodeResponses = {
 };
 
 export type CreateContextNodeResponse = CreateContextNodeResponses[keyof CreateContextNodeResponses];
+
+export type ImportContextNodesData = {
+    body?: {
+        /**
+         * Each item is the whole state of one node: omitted fields take their defaults (content empty, nodeType reference, importance 50, readFirst and edgeCaseOnly false, agentSummary null). At most 1000.
+         */
+        nodes?: Array<{
+            title: string;
+            description: string;
+            /**
+             * The node’s key: an existing node of the workspace with this slug is compared and updated, else one is created
+             */
+            slug: string;
+            /**
+             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+             */
+            content?: string;
+            /**
+             * brand, process, reference, domain-knowledge, example or index
+             */
+            nodeType?: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+            agentSummary?: string | null;
+            /**
+             * Retrieval priority, 0 to 100 (an integer)
+             */
+            importance?: number;
+            readFirst?: boolean;
+            edgeCaseOnly?: boolean;
+            /**
+             * The node’s manual links to other context nodes, all of them: links made by hand that are not listed are removed (wikilinks in content are synced apart). Omitted: manual links are left as they are.
+             */
+            links?: Array<{
+                /**
+                 * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
+                 */
+                linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+                /**
+                 * Slug of the target node: in the workspace, or in the same batch
+                 */
+                target: string;
+            }>;
+        }>;
+        /**
+         * Slugs of nodes to archive (a folder import’s --prune)
+         */
+        archive?: Array<string>;
+        /**
+         * Answer what would happen, write nothing
+         */
+        dryRun?: boolean;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/context-nodes/import';
+};
+
+export type ImportContextNodesErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ImportContextNodesError = ImportContextNodesErrors[keyof ImportContextNodesErrors];
+
+export type ImportContextNodesResponses = {
+    /**
+     * What happened to each item (or would, on a dry run)
+     */
+    200: {
+        dryRun: boolean;
+        /**
+         * Whether anything was written (false when every item is unchanged or an error, or on a dry run): only then does the workspace’s graph generation (and so every ETag) change
+         */
+        written: boolean;
+        summary: {
+            created: number;
+            updated: number;
+            unchanged: number;
+            archived: number;
+            errors: number;
+        };
+        nodes: Array<{
+            /**
+             * Position of the item in the request
+             */
+            index: number;
+            slug: string;
+            outcome: 'created' | 'updated' | 'unchanged' | 'error';
+            id: string | null;
+            /**
+             * Slugs its wikilinks and links name that no node has (typed links to them are not stored; wikilinks wait for their target)
+             */
+            unresolvedLinks: Array<string>;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+        }>;
+        archive: Array<{
+            slug: string;
+            /**
+             * unchanged: already archived
+             */
+            outcome: 'archived' | 'unchanged' | 'error';
+            id: string | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+        }>;
+    };
+};
+
+export type ImportContextNodesResponse = ImportContextNodesResponses[keyof ImportContextNodesResponses];
 
 export type ArchiveContextNodeData = {
     body?: never;
@@ -3065,7 +3227,7 @@ export type UpdateContextNodeData = {
          */
         slug?: string;
         /**
-         * Markdown. Each [[slug]] or [[slug|label]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+         * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
          */
         content?: string;
         /**
@@ -5722,6 +5884,589 @@ export type RunReportUnresolvedWikilinksResponses = {
 };
 
 export type RunReportUnresolvedWikilinksResponse = RunReportUnresolvedWikilinksResponses[keyof RunReportUnresolvedWikilinksResponses];
+
+export type ExportWorkspaceData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/export';
+};
+
+export type ExportWorkspaceErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ExportWorkspaceError = ExportWorkspaceErrors[keyof ExportWorkspaceErrors];
+
+export type ExportWorkspaceResponses = {
+    /**
+     * The export
+     */
+    200: {
+        format: 'playbooks-workspace-export';
+        /**
+         * The format version; an importer refuses a version it does not know
+         */
+        version: 1;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        exportedAt: string;
+        workspace: {
+            /**
+             * The exported workspace
+             */
+            id: string;
+            name: string;
+        };
+        /**
+         * Oldest first (createdAt, then slug)
+         */
+        playbooks: Array<{
+            /**
+             * pb_…
+             */
+            id: string;
+            /**
+             * lowercase a-z, 0-9 and single hyphens
+             */
+            slug: string;
+            title: string;
+            summary: string | null;
+            description: string | null;
+            functionArea: string | null;
+            /**
+             * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
+             */
+            visibility: 'workspace_private' | 'parent_readonly';
+            /**
+             * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
+             */
+            ownerId: string;
+            /**
+             * Free-text tags (1 to 100 characters each, at most 50); duplicates are dropped, order kept
+             */
+            tags: Array<string>;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+            archivedAt: string | null;
+            /**
+             * Every version, oldest first
+             */
+            versions: Array<{
+                /**
+                 * pbv_…
+                 */
+                id: string;
+                versionNumber: number;
+                status: 'draft' | 'approved' | 'deprecated';
+                /**
+                 * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
+                 */
+                content: {
+                    [key: string]: unknown;
+                };
+                changeNote: string | null;
+                /**
+                 * ISO 8601 UTC with milliseconds
+                 */
+                createdAt: string;
+                /**
+                 * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
+                 */
+                createdBy: string;
+                approvedAt: string | null;
+            }>;
+        }>;
+        /**
+         * Every context node, archived ones too, oldest first (createdAt, then slug)
+         */
+        nodes: Array<{
+            /**
+             * cn_…
+             */
+            id: string;
+            /**
+             * lowercase a-z, 0-9 and single hyphens
+             */
+            slug: string;
+            title: string;
+            description: string;
+            /**
+             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+             */
+            content?: string;
+            /**
+             * brand, process, reference, domain-knowledge, example or index
+             */
+            nodeType: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+            agentSummary?: string | null;
+            /**
+             * Retrieval priority, 0 to 100 (an integer)
+             */
+            importance?: number;
+            readFirst: boolean;
+            edgeCaseOnly: boolean;
+            status: 'live' | 'archived';
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+            archivedAt: string | null;
+        }>;
+        /**
+         * Every link from a playbook or a node to a node, oldest first
+         */
+        links: Array<{
+            /**
+             * lnk_…
+             */
+            id: string;
+            sourceType: 'context_node' | 'playbook';
+            /**
+             * A playbook or a context node of the export
+             */
+            sourceId: string;
+            /**
+             * A context node of the export
+             */
+            targetId: string;
+            /**
+             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
+             */
+            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+            origin: 'manual' | 'wikilink';
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+        }>;
+        /**
+         * Every annotation (agent_local ones too), oldest first
+         */
+        annotations: Array<{
+            /**
+             * ann_…
+             */
+            id: string;
+            /**
+             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
+             */
+            targetType: 'playbook' | 'playbook_version' | 'context_node';
+            /**
+             * A playbook, version or context node of the export
+             */
+            targetId: string;
+            /**
+             * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
+             */
+            scopeType: 'workspace_overlay' | 'agent_local';
+            title: string;
+            content: string;
+            /**
+             * agent when written with an agent key, human when written with a user key
+             */
+            source: 'agent' | 'human';
+            /**
+             * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
+             */
+            authorId: string;
+            authorKind: 'user' | 'agent';
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+        }>;
+        /**
+         * Every feedback item, oldest first
+         */
+        feedback: Array<{
+            /**
+             * fb_…
+             */
+            id: string;
+            /**
+             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
+             */
+            targetType: 'playbook' | 'playbook_version' | 'context_node';
+            /**
+             * A playbook, version or context node of the export
+             */
+            targetId: string;
+            /**
+             * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
+             */
+            feedbackType: 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
+            summary: string;
+            /**
+             * open (new), resolved (acted upon) or dismissed (no action)
+             */
+            status: 'open' | 'resolved' | 'dismissed';
+            resolutionNote: string | null;
+            /**
+             * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
+             */
+            authorId: string;
+            authorKind: 'user' | 'agent';
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+        }>;
+    };
+};
+
+export type ExportWorkspaceResponse = ExportWorkspaceResponses[keyof ExportWorkspaceResponses];
+
+export type ImportWorkspaceData = {
+    body: {
+        format: 'playbooks-workspace-export';
+        /**
+         * The format version; an importer refuses a version it does not know
+         */
+        version: 1;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        exportedAt: string;
+        workspace: {
+            /**
+             * The exported workspace
+             */
+            id: string;
+            name: string;
+        };
+        /**
+         * Oldest first (createdAt, then slug)
+         */
+        playbooks: Array<{
+            /**
+             * pb_…
+             */
+            id: string;
+            /**
+             * lowercase a-z, 0-9 and single hyphens
+             */
+            slug: string;
+            title: string;
+            summary: string | null;
+            description: string | null;
+            functionArea: string | null;
+            /**
+             * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
+             */
+            visibility: 'workspace_private' | 'parent_readonly';
+            /**
+             * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
+             */
+            ownerId: string;
+            /**
+             * Free-text tags (1 to 100 characters each, at most 50); duplicates are dropped, order kept
+             */
+            tags: Array<string>;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+            archivedAt: string | null;
+            /**
+             * Every version, oldest first
+             */
+            versions: Array<{
+                /**
+                 * pbv_…
+                 */
+                id: string;
+                versionNumber: number;
+                status: 'draft' | 'approved' | 'deprecated';
+                /**
+                 * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
+                 */
+                content: {
+                    [key: string]: unknown;
+                };
+                changeNote: string | null;
+                /**
+                 * ISO 8601 UTC with milliseconds
+                 */
+                createdAt: string;
+                /**
+                 * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
+                 */
+                createdBy: string;
+                approvedAt: string | null;
+            }>;
+        }>;
+        /**
+         * Every context node, archived ones too, oldest first (createdAt, then slug)
+         */
+        nodes: Array<{
+            /**
+             * cn_…
+             */
+            id: string;
+            /**
+             * lowercase a-z, 0-9 and single hyphens
+             */
+            slug: string;
+            title: string;
+            description: string;
+            /**
+             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+             */
+            content?: string;
+            /**
+             * brand, process, reference, domain-knowledge, example or index
+             */
+            nodeType: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+            agentSummary?: string | null;
+            /**
+             * Retrieval priority, 0 to 100 (an integer)
+             */
+            importance?: number;
+            readFirst: boolean;
+            edgeCaseOnly: boolean;
+            status: 'live' | 'archived';
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+            archivedAt: string | null;
+        }>;
+        /**
+         * Every link from a playbook or a node to a node, oldest first
+         */
+        links: Array<{
+            /**
+             * lnk_…
+             */
+            id: string;
+            sourceType: 'context_node' | 'playbook';
+            /**
+             * A playbook or a context node of the export
+             */
+            sourceId: string;
+            /**
+             * A context node of the export
+             */
+            targetId: string;
+            /**
+             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
+             */
+            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+            origin: 'manual' | 'wikilink';
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+        }>;
+        /**
+         * Every annotation (agent_local ones too), oldest first
+         */
+        annotations: Array<{
+            /**
+             * ann_…
+             */
+            id: string;
+            /**
+             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
+             */
+            targetType: 'playbook' | 'playbook_version' | 'context_node';
+            /**
+             * A playbook, version or context node of the export
+             */
+            targetId: string;
+            /**
+             * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
+             */
+            scopeType: 'workspace_overlay' | 'agent_local';
+            title: string;
+            content: string;
+            /**
+             * agent when written with an agent key, human when written with a user key
+             */
+            source: 'agent' | 'human';
+            /**
+             * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
+             */
+            authorId: string;
+            authorKind: 'user' | 'agent';
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+        }>;
+        /**
+         * Every feedback item, oldest first
+         */
+        feedback: Array<{
+            /**
+             * fb_…
+             */
+            id: string;
+            /**
+             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
+             */
+            targetType: 'playbook' | 'playbook_version' | 'context_node';
+            /**
+             * A playbook, version or context node of the export
+             */
+            targetId: string;
+            /**
+             * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
+             */
+            feedbackType: 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
+            summary: string;
+            /**
+             * open (new), resolved (acted upon) or dismissed (no action)
+             */
+            status: 'open' | 'resolved' | 'dismissed';
+            resolutionNote: string | null;
+            /**
+             * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
+             */
+            authorId: string;
+            authorKind: 'user' | 'agent';
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+        }>;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/import';
+};
+
+export type ImportWorkspaceErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ImportWorkspaceError = ImportWorkspaceErrors[keyof ImportWorkspaceErrors];
+
+export type ImportWorkspaceResponses = {
+    /**
+     * What was created
+     */
+    201: {
+        /**
+         * true when the export’s ids were free on this deployment and were kept (agents calling by id go on working); false when new ids were given
+         */
+        idsKept: boolean;
+        playbooks: number;
+        versions: number;
+        nodes: number;
+        links: number;
+        annotations: number;
+        feedback: number;
+    };
+};
+
+export type ImportWorkspaceResponse = ImportWorkspaceResponses[keyof ImportWorkspaceResponses];
 
 export type RunCypherData = {
     body: {

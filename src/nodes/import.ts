@@ -1,0 +1,173 @@
+import type { Caller } from '../auth/caller.js';
+import { notFound } from '../errors.js';
+import { newId } from '../infra/ids.js';
+import { type GraphTx, Rollback } from '../infra/neo4j.js';
+import type { ServiceDeps } from '../service-deps.js';
+import { type RelationshipType, relationshipTypeOf } from './link-types.js';
+import { type ImportStateRow, NodeRepository, toNode } from './repository.js';
+import type { ContextNode, ImportInput, ImportNodeInput, ImportResult } from './schemas.js';
+import { type NodeFields, resolveWikilinksTo, wikilinkItem, withDefaults } from './service.js';
+import { countTokens, tokenCountsOf } from './token-count.js';
+import { maxWikilinkTargets, parseWikilinks } from './wikilinks.js';
+
+const fieldNames = ['title', 'description', 'content', 'nodeType', 'agentSummary', 'importance', 'readFirst', 'edgeCaseOnly'] as const;
+type ItemResult = ImportResult['nodes'][number];
+type ArchiveResult = ImportResult['archive'][number];
+type WantedLink = { relType: RelationshipType; targetSlug: string };
+
+/** One valid item and what it will do. */
+interface Planned {
+  result: ItemResult;
+  item: ImportNodeInput;
+  fields: NodeFields;
+  kind: 'create' | 'update' | 'unchanged';
+  changes: Record<string, unknown>;
+  contentChanged: boolean;
+  /** Undefined when the item leaves manual links alone. */
+  wanted?: WantedLink[];
+}
+
+const linkKey = (relType: string, targetSlug: string) => `${relType}>${targetSlug}`;
+const itemError = (code: string, message: string) => ({ code, message });
+
+/**
+ * Bulk writes of context nodes keyed by slug (POST …/context-nodes/import, behind the folder import of the CLI).
+ * One request is one transaction holding the workspace's graph lock, like every node write: the batch is compared
+ * with what is stored, and only the differences are written, each kind in one UNWIND statement. A batch that
+ * changes nothing (or a dry run) is rolled back, so it commits nothing and leaves the graph generation (and every
+ * cached answer and ETag) as it was. An item that cannot be written is answered with its reason and the others go on.
+ */
+export class NodeImportService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly repo = new NodeRepository(deps.graph),
+  ) {}
+
+  async importNodes(caller: Caller, input: ImportInput): Promise<ImportResult> {
+    const ws = caller.workspaceId;
+    const items = input.nodes ?? [];
+    const archive = input.archive ?? [];
+    const dryRun = input.dryRun ?? false;
+    const now = this.deps.clock().toISOString();
+
+    // Checks that need nothing stored: a slug twice in the batch, a self-link, too many wikilinks.
+    const results: ItemResult[] = items.map((item, index) => ({ index, slug: item.slug, outcome: 'unchanged', id: null, unresolvedLinks: [], error: null }));
+    const firstIndexOf = new Map<string, number>();
+    const valid: number[] = [];
+    items.forEach((item, index) => {
+      const fail = (code: string, message: string) => Object.assign(results[index], { outcome: 'error', error: itemError(code, message) });
+      const earlier = firstIndexOf.get(item.slug);
+      if (earlier !== undefined) return fail('duplicate_slug', `Item ${earlier} of this batch has the same slug '${item.slug}'`);
+      firstIndexOf.set(item.slug, index);
+      if (item.links?.some((l) => l.target === item.slug)) return fail('invalid_request', 'links to itself (self-links are not allowed)');
+      if (parseWikilinks(item.content).length > maxWikilinkTargets) return fail('invalid_request', `content links to more than ${maxWikilinkTargets} distinct slugs`);
+      valid.push(index);
+    });
+    const batchSlugs = new Set(valid.map((i) => items[i].slug));
+    const needed = new Set<string>([...batchSlugs, ...archive]);
+    for (const i of valid) for (const link of items[i].links ?? []) needed.add(link.target);
+
+    const run = async (tx: GraphTx): Promise<ImportResult> => {
+      const stored = new Map((await this.repo.importState(tx, ws, [...needed])).map((row) => [row.node.slug, row]));
+      const known = (slug: string) => stored.has(slug) || batchSlugs.has(slug);
+      const planned = valid.map((index) => this.plan(results[index], items[index], stored.get(items[index].slug), known));
+      const archiveResults: ArchiveResult[] = archive.map((slug) => {
+        const row = stored.get(slug);
+        if (batchSlugs.has(slug)) return { slug, outcome: 'error', id: row?.node.id ?? null, error: itemError('invalid_request', 'is also imported by this batch') };
+        if (!row) return { slug, outcome: 'error', id: null, error: itemError('not_found', 'No context node of this workspace has this slug') };
+        return { slug, outcome: row.node.status === 'archived' ? 'unchanged' : 'archived', id: row.node.id, error: null };
+      });
+      const summary = { created: 0, updated: 0, unchanged: 0, archived: 0, errors: 0 };
+      for (const r of results) summary[r.outcome === 'error' ? 'errors' : r.outcome] += 1;
+      for (const r of archiveResults) {
+        if (r.outcome === 'archived') summary.archived += 1;
+        else if (r.outcome === 'error') summary.errors += 1;
+      }
+      const writes = summary.created + summary.updated + summary.archived > 0;
+      const answer: ImportResult = { dryRun, written: writes && !dryRun, summary, nodes: results, archive: archiveResults };
+      if (dryRun) {
+        for (const p of planned) if (p.kind === 'create') p.result.id = null;
+      }
+      if (dryRun || !writes) throw new Rollback(answer);
+      await this.apply(tx, ws, planned, stored, archiveResults, now);
+      return answer;
+    };
+
+    let answer: ImportResult;
+    try {
+      const { found, result } = await this.repo.inWorkspaceTx(ws, now, run);
+      if (!found) throw notFound('Workspace');
+      answer = result!;
+    } catch (err) {
+      if (err instanceof Rollback) return err.result as ImportResult;
+      throw err;
+    }
+    await this.deps.gate.graphChanged(ws);
+    return answer;
+  }
+
+  /** Compares one valid item with the stored node of its slug (if any) and fills in its answer. */
+  private plan(result: ItemResult, item: ImportNodeInput, row: ImportStateRow | undefined, known: (slug: string) => boolean): Planned {
+    const fields = withDefaults(item);
+    const unresolved = new Set(parseWikilinks(fields.content).filter((slug) => slug !== item.slug && !known(slug)));
+    let wanted: WantedLink[] | undefined;
+    if (item.links) {
+      const keys = new Set<string>();
+      wanted = [];
+      for (const link of item.links) {
+        const relType = relationshipTypeOf[link.linkType];
+        if (!known(link.target)) unresolved.add(link.target);
+        else if (!keys.has(linkKey(relType, link.target))) {
+          keys.add(linkKey(relType, link.target));
+          wanted.push({ relType, targetSlug: link.target });
+        }
+      }
+    }
+    result.unresolvedLinks = [...unresolved].sort();
+    if (!row) {
+      result.outcome = 'created';
+      result.id = newId('cn');
+      return { result, item, fields, kind: 'create', changes: {}, contentChanged: true, wanted };
+    }
+    result.id = row.node.id;
+    const current = toNode(row.node);
+    const changes: Record<string, unknown> = {};
+    for (const name of fieldNames) if (fields[name] !== current[name]) changes[name] = fields[name];
+    if ('content' in changes) changes.tokenCount = countTokens(fields.content);
+    if ('description' in changes) changes.descriptionTokenCount = countTokens(fields.description);
+    if ('agentSummary' in changes) changes.agentSummaryTokenCount = countTokens(fields.agentSummary);
+    if (row.node.status !== 'live') Object.assign(changes, { status: 'live', archivedAt: null });
+    let linksChanged = false;
+    if (wanted) {
+      const all = new Set(row.links.map((l) => linkKey(l.relType, l.targetSlug)));
+      const wantedKeys = new Set(wanted.map((w) => linkKey(w.relType, w.targetSlug)));
+      linksChanged = wanted.some((w) => !all.has(linkKey(w.relType, w.targetSlug)))
+        || row.links.some((l) => l.origin === 'manual' && !wantedKeys.has(linkKey(l.relType, l.targetSlug)));
+    }
+    const changed = Object.keys(changes).length > 0 || linksChanged;
+    result.outcome = changed ? 'updated' : 'unchanged';
+    return { result, item, fields, kind: changed ? 'update' : 'unchanged', changes, contentChanged: 'content' in changes, wanted };
+  }
+
+  /** Writes a plan: nodes, then their wikilinks (so that the batch's own nodes resolve them), then manual links, then archives. */
+  private async apply(tx: GraphTx, ws: string, planned: Planned[], stored: Map<string, ImportStateRow>, archived: ArchiveResult[], now: string): Promise<void> {
+    const creates = planned.filter((p) => p.kind === 'create');
+    const updates = planned.filter((p) => p.kind === 'update');
+    await this.repo.create(tx, ws, creates.map((p) => {
+      const node: ContextNode = {
+        id: p.result.id!, slug: p.item.slug, ...p.fields, status: 'live', createdAt: now, updatedAt: now, archivedAt: null,
+      };
+      return { ...node, ...tokenCountsOf(node) };
+    }));
+    await this.repo.update(tx, ws, updates.map((p) => ({ nodeId: p.result.id!, changes: p.changes })), now);
+    const idOf = new Map<string, string>([...stored].map(([slug, row]) => [slug, row.node.id]));
+    for (const p of creates) idOf.set(p.item.slug, p.result.id!);
+    await this.repo.syncWikilinks(tx, ws, [...creates, ...updates].filter((p) => p.contentChanged).map((p) => wikilinkItem(p.result.id!, p.fields.content)), now);
+    await resolveWikilinksTo(this.repo, tx, ws, creates.map((p) => p.result.id!), now);
+    await this.repo.syncManualLinks(tx, ws, [...creates, ...updates].filter((p) => p.wanted).map((p) => ({
+      nodeId: p.result.id!,
+      wanted: p.wanted!.map((w) => ({ relType: w.relType, targetId: idOf.get(w.targetSlug)!, linkId: newId('lnk') })),
+    })), now);
+    await this.repo.setStatus(tx, ws, archived.filter((a) => a.outcome === 'archived').map((a) => a.id!), 'archived', now);
+  }
+}

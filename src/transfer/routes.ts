@@ -1,0 +1,42 @@
+import { WorkspacePath } from '../http/common-schemas.js';
+import { type AnyRoute, defineRoute } from '../http/route.js';
+import type { WorkspaceService } from '../workspaces/service.js';
+import { ExportDocument, ImportSummarySchema, maxImportBytes } from './schemas.js';
+import type { TransferService } from './service.js';
+
+const base = { tag: 'Export and import' } as const;
+const owners = { kind: 'workspace', minRole: 'owner' } as const;
+
+export function transferRoutes(s: { transfer: TransferService; workspaces: WorkspaceService }): AnyRoute[] {
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/export', operationId: 'exportWorkspace', summary: 'The whole workspace as one document',
+      description:
+        'Format playbooks-workspace-export, version 1: every playbook with every version, every context node (archived ones too), every link with its origin, ' +
+        'every annotation (agent_local ones too) and every feedback item, each list oldest first. POST …/import rebuilds it in an empty workspace of any deployment. ' +
+        'Members, agents and keys are not part of it; authors and owners are kept as the ids they were.',
+      access: owners, params: WorkspacePath,
+      responses: { 200: { description: 'The export', schema: ExportDocument, headers: { 'Content-Disposition': 'attachment; filename="<workspaceId>.playbooks-export.json"' } } },
+      handler: async ({ ctx, caller }) => {
+        const workspace = await s.workspaces.get(caller);
+        ctx.set('Content-Disposition', `attachment; filename="${caller.workspaceId}.playbooks-export.json"`);
+        ctx.body = await s.transfer.exportWorkspace(caller, workspace.name);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/import', operationId: 'importWorkspace', summary: 'Rebuild an export in this empty workspace',
+      description:
+        `The body is a document from GET …/export (at most ${maxImportBytes / (1024 * 1024)} MiB). The workspace must have no playbooks and no context nodes (409 conflict otherwise). ` +
+        'Everything is written in one transaction, with the export’s timestamps, statuses and link origins. The export’s ids are kept when none is used on this deployment ' +
+        '(so agents that call playbooks by id go on working after a move); otherwise every id is replaced by a new one (idsKept false). ' +
+        'A document whose references do not hold (a link, annotation or feedback naming an id the export does not have, a slug or id twice) is 400 and nothing is written.',
+      access: owners, params: WorkspacePath, body: ExportDocument, maxBodyBytes: maxImportBytes,
+      responses: { 201: { description: 'What was created', schema: ImportSummarySchema } },
+      errors: [409, 413],
+      handler: async ({ ctx, caller, body }) => {
+        ctx.status = 201;
+        ctx.body = await s.transfer.importWorkspace(caller, body);
+      },
+    }),
+  ];
+}
