@@ -33,6 +33,12 @@ describe('bulk import of context nodes', () => {
     expect(stored.beta).to.include({ nodeType: 'process', importance: 80, readFirst: true, edgeCaseOnly: false, content: '[[alpha#intro]]' });
     expect(outgoingOf(stored.gamma)).to.deep.equal(['supersedes>beta']);
     expect(stored.gamma.outgoingLinks[0].origin).to.equal('manual');
+    // One audit event for the request, naming every node it wrote.
+    const audit = (await request('GET', workspace.path('/audit-events?action=node.imported'), { token: workspace.owner.key })).body.events;
+    expect(audit).to.have.length(1);
+    expect(audit[0].actor).to.include({ kind: 'user', id: workspace.owner.userId });
+    expect([...audit[0].targetIds].sort()).to.deep.equal([stored.alpha.id, stored.beta.id, stored.gamma.id].sort());
+    expect(audit[0].after).to.deep.equal({ created: 3, updated: 0, archived: 0 });
   });
 
   it('a second import of the same batch writes nothing and keeps the graph generation (ETag)', async () => {
@@ -54,6 +60,9 @@ describe('bulk import of context nodes', () => {
     expect(again.body.nodes.map((n: any) => n.id)).to.deep.equal([before.one.id, before.two.id]);
     expect(await graphEtag(workspace)).to.equal(etag);
     expect(await nodesBySlug(workspace)).to.deep.equal(before);
+    // An import that wrote nothing records nothing.
+    const audit = (await request('GET', workspace.path('/audit-events?action=node.imported'), { token: workspace.owner.key })).body.events;
+    expect(audit).to.have.length(1);
   });
 
   it('a changed item updates its node and its links; omitted fields go back to their defaults', async () => {

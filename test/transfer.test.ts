@@ -104,6 +104,8 @@ describe('workspace export and import', function () {
     expect(imported.status).to.equal(201);
     // The same deployment already uses the ids: new ones are given.
     expect(imported.body).to.deep.equal({ idsKept: false, playbooks: 2, versions: 4, nodes: 3, links: 4, annotations: 2, feedback: 2 });
+    const audit = (await request('GET', target.path('/audit-events?action=workspace.imported'), { token: target.owner.key })).body.events;
+    expect(audit.map((e: any) => [e.targetIds, e.after.nodes])).to.deep.equal([[[target.workspaceId], 3]]);
     const second = (await exportOf(target)).body;
     expect(canonical(second)).to.deep.equal(canonical(first));
 

@@ -1,3 +1,4 @@
+import { recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
@@ -90,6 +91,13 @@ export class NodeImportService {
       }
       if (dryRun || !writes) throw new Rollback(answer);
       await this.apply(tx, ws, planned, stored, archiveResults, now);
+      // One event for the request, naming every node it created, updated or archived.
+      const touched = [
+        ...results.filter((r) => r.outcome === 'created' || r.outcome === 'updated').map((r) => r.id!),
+        ...archiveResults.filter((r) => r.outcome === 'archived').map((r) => r.id!),
+      ];
+      const { created, updated, archived } = summary;
+      await recordAudit(tx, stampOf(caller, now), { action: 'node.imported', workspaceId: ws, targetIds: touched, before: null, after: { created, updated, archived } });
       return answer;
     };
 

@@ -1,3 +1,4 @@
+import { type AuditEntry, type AuditStamp, recordAudit } from '../audit/recorder.js';
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
 import { type RelationshipType, linkTypeParams } from '../nodes/link-types.js';
 import { NodeRepository } from '../nodes/repository.js';
@@ -57,6 +58,11 @@ export class TransferRepository {
 /** The statements of a workspace import, inside its transaction. */
 export class TransferWriter {
   constructor(private readonly tx: GraphTx, private readonly workspaceId: string, private readonly nodeRepo: NodeRepository) {}
+
+  /** The import's audit event, in its transaction. */
+  async audit(stamp: AuditStamp, entry: AuditEntry): Promise<void> {
+    await recordAudit(this.tx, stamp, entry);
+  }
 
   async playbooks(playbooks: Row[]): Promise<void> {
     if (playbooks.length) await this.tx.run('transfer/create-playbooks', { workspaceId: this.workspaceId, playbooks });

@@ -1,3 +1,4 @@
+import { stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, type FieldError, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
@@ -80,6 +81,10 @@ export class TransferService {
       await w.wikilinks(doc.nodes.map((n) => wikilinkItem(id(n.id), n.content ?? '')), now);
       await w.remarks('Annotation', doc.annotations.map((a) => ({ ...a, id: id(a.id), targetId: id(a.targetId) })));
       await w.remarks('Feedback', doc.feedback.map((f) => ({ ...f, id: id(f.id), targetId: id(f.targetId) })));
+      await w.audit(stampOf(caller, now), {
+        action: 'workspace.imported', workspaceId: ws, targetIds: [ws], before: null,
+        after: { idsKept, playbooks: doc.playbooks.length, versions: versions.length, nodes: doc.nodes.length, links: doc.links.length },
+      });
     });
     if (!found) throw notFound('Workspace');
     if (!empty) throw new AppError('conflict', 'A workspace export is imported into an empty workspace only: this one has playbooks or context nodes');

@@ -5,7 +5,7 @@ import { Description, Id, Nullable, NullableTimestamp, Strict, Timestamp, litera
 export const webhookEventTypes = [
   'playbook.created', 'playbook.updated', 'playbook.archived', 'playbook.restored',
   'playbook.version.created', 'playbook.version.approved',
-  'node.created', 'node.updated', 'node.archived', 'node.restored',
+  'node.created', 'node.updated', 'node.archived', 'node.restored', 'node.imported', 'workspace.imported',
   'link.created', 'link.deleted',
   'feedback.created', 'feedback.resolved', 'feedback.dismissed', 'feedback.reopened',
   'agent.created', 'agent.updated', 'agent.deactivated', 'agent.reactivated', 'agent.key.created', 'agent.key.revoked',

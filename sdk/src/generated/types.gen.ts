@@ -6862,7 +6862,7 @@ export type CreateWebhookData = {
          * http(s) URL the events are POSTed to
          */
         url: string;
-        eventTypes: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'quota.warning' | 'quota.exhausted'>;
+        eventTypes: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'node.imported' | 'workspace.imported' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'quota.warning' | 'quota.exhausted'>;
         description?: string;
     };
     headers?: {
@@ -7085,7 +7085,7 @@ export type UpdateWebhookData = {
          * http(s) URL the events are POSTed to
          */
         url?: string;
-        eventTypes?: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'quota.warning' | 'quota.exhausted'>;
+        eventTypes?: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'node.imported' | 'workspace.imported' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'quota.warning' | 'quota.exhausted'>;
         description?: string | null;
         status?: 'active' | 'disabled';
     };
