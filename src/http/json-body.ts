@@ -3,6 +3,15 @@ import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError, type FieldError } from '../errors.js';
 
+/**
+ * A body at least this large is worked on in several turns of the event loop (between reading, parsing and
+ * what the router does next), so that no other request waits for all of it at once.
+ */
+export const largeBodyBytes = 64 * 1024;
+
+/** Lets the event loop serve whatever else is waiting before the next step of a large body. */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** decisions §2: a body over 1 MiB is 413. */
 export const maxBodyBytes = 1024 * 1024;
 /** How deep objects and arrays may nest in a request body: deeper values could not be read back safely. */
@@ -32,6 +41,8 @@ export async function readJsonBody(ctx: Context, limit = maxBodyBytes): Promise<
   // parsed, so that the walk below can name where it goes too deep.
   const nesting = nestingOf(bytes);
   if (nesting > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
+  const large = bytes.length >= largeBodyBytes;
+  if (large) await yieldToEventLoop();
   const text = bytes.toString('utf8');
   let value: unknown;
   try {
@@ -42,6 +53,7 @@ export async function readJsonBody(ctx: Context, limit = maxBodyBytes): Promise<
   // Valid UTF-8 cannot encode a surrogate, so a lone one can only come from a \u escape, and a `__proto__` key
   // only from its own spelling or escapes: a body with neither, and no deeper than allowed, needs no walk (the
   // walk visits every key of a large body).
+  if (large) await yieldToEventLoop();
   if (nesting <= maxJsonDepth && !text.includes('\\u') && !text.includes('__proto__')) return value;
   const problem = shapeProblem(value);
   if (problem) throw invalidBody(problem.message, problem.path);

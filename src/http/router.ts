@@ -7,7 +7,7 @@ import type { Caller } from '../auth/caller.js';
 import { AppError } from '../errors.js';
 import type { Admission, RequestGate } from '../gate/gate.js';
 import type { IdempotencyClaim, IdempotencyStore } from '../gate/idempotency.js';
-import { readJsonBody } from './json-body.js';
+import { largeBodyBytes, readJsonBody, yieldToEventLoop } from './json-body.js';
 import { ResponseCache } from './response-cache.js';
 import type { AnyRoute } from './route.js';
 import { responseProblems, validatePart } from './validation.js';
@@ -95,6 +95,8 @@ function handle(route: AnyRoute, deps: RouterDeps): Run {
     const params = route.params ? validatePart(route.params, { ...ctx.params }, 'path') : {};
     const query = validatePart<Record<string, unknown>>(route.query ?? noQuery, { ...ctx.query }, 'query');
     const body = route.body ? validatePart(route.body, sent, 'body') : undefined;
+    // A large body's validation, its Idempotency-Key fingerprint and its handler each get a turn of their own.
+    if ((ctx.request.length ?? 0) >= largeBodyBytes) await yieldToEventLoop();
     const requestId = String(ctx.state.requestId);
     const caller = (admission ? { ...admission.caller, requestId } : undefined) as Caller;
     const handler = () => route.handler({ params, query, body, caller, requestId, ctx } as never);
