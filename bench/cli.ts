@@ -23,6 +23,10 @@ What is measured
                        5 wikilinks each) through the folder import, in nodes/s beside the single-POST rate of
                        the same run, and the API's RSS (targets >= 1,000 nodes/s, < 300 MB; own fresh store
                        under <data-dir>/import; a few minutes)
+  --audit              instead of the above (issue 34): node creation at 16 clients without audit (an ablated
+                       copy of the build), with audit, and with audit and a webhook outbox, in alternating
+                       rounds (--duration seconds each, --rounds rounds), then the dispatcher's deliveries/s
+                       (target: cost < 15 %; own fresh store under <data-dir>/audit; about two minutes)
 
 How long
   --duration S         measured seconds per scenario and client count (10), split over the rounds
@@ -77,6 +81,7 @@ export interface Options {
   writes: boolean;
   import: boolean;
   importFiles: number;
+  audit: boolean;
 }
 
 export function parseOptions(argv = process.argv.slice(2)): Options {
@@ -103,6 +108,7 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
       'report-runs': { type: 'string', default: '20' },
       writes: { type: 'boolean', default: false },
       import: { type: 'boolean', default: false },
+      audit: { type: 'boolean', default: false },
       'import-files': { type: 'string', default: '10000' },
       help: { type: 'boolean', default: false },
     },
@@ -143,5 +149,6 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
     writes: values.writes,
     import: values.import,
     importFiles: Math.max(1, Math.round(num('import-files', values['import-files']))),
+    audit: values.audit,
   };
 }

@@ -16,6 +16,7 @@ import { prepareApiCheckout } from './api-checkout.js';
 import { type FirstRequest, captureBundles, firstRequests, issueKey } from './api-client.js';
 import { type Options, parseOptions } from './cli.js';
 import { benchReports } from './reports.js';
+import { TARGET_COST, auditTable, runAuditBench } from './audit.js';
 import { checkMcpBundles, stdioRoundTrip } from './mcp.js';
 import type { Proc } from './deps.js';
 import { DATABASE, profileBundle, rankBundleQuery, rankParams } from './floor.js';
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   if (opts.writes) return writesOnly(opts, { started, stamp, resultsDir, logDir });
   if (opts.import) return importOnly(opts, { started, stamp, resultsDir, logDir });
+  if (opts.audit) return auditOnly(opts, { started, stamp, resultsDir, logDir });
   const stack = new Stack({ portFrom: opts.portFrom, logDir });
   process.once('SIGINT', () => void stack.stopAll().then(() => process.exit(130)));
   process.once('SIGTERM', () => void stack.stopAll().then(() => process.exit(143)));
@@ -304,6 +306,20 @@ async function importOnly(opts: Options, run: { started: Date; stamp: string; re
       cpuProfDir: opts.cpuProf ? path.join(run.resultsDir, `${run.stamp}-cpuprof`) : undefined,
     }),
     table: importTable,
+  });
+}
+
+/** `--audit`: the write path without and with the audit log and the webhook outbox; deliveries/s (audit.ts). */
+async function auditOnly(opts: Options, run: { started: Date; stamp: string; resultsDir: string; logDir: string }): Promise<void> {
+  await singleRun(opts, run, {
+    banner: `bench --audit: node creation at 16 clients without audit, with audit, with audit and outbox (target: cost < ${TARGET_COST * 100} %)`,
+    heading: 'audit log and webhook outbox on the write path',
+    key: 'audit',
+    extra: { targetCost: TARGET_COST },
+    measure: (checkout) => runAuditBench({
+      portFrom: opts.portFrom, dataDir: opts.dataDir, logDir: run.logDir, heap: opts.neo4jHeap, checkout, roundSeconds: opts.durationS, rounds: Math.max(2, opts.rounds),
+    }),
+    table: auditTable,
   });
 }
 

@@ -66,7 +66,10 @@ export class Stack {
   }
 
   /** The API of the checkout under test, with the V8 flags `npm start` gives it. */
-  startApi(name: 'api-cache-off' | 'api-cache-on' | 'api-writes' | 'api-import', o: { checkout: ApiCheckout; adminToken: string; dataDir: string; cpuProfDir?: string }): Promise<Proc> {
+  startApi(
+    name: 'api-cache-off' | 'api-cache-on' | 'api-writes' | 'api-import' | 'api-audit' | 'api-no-audit',
+    o: { checkout: ApiCheckout; adminToken: string; dataDir: string; cpuProfDir?: string; env?: NodeJS.ProcessEnv },
+  ): Promise<Proc> {
     const env: NodeJS.ProcessEnv = { ...process.env };
     // Settings of the caller's shell that would change what is measured.
     for (const k of ['RATE_LIMIT_PER_KEY_PER_MINUTE', 'METRICS_TOKEN', 'NEO4J_DATABASE', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'BUNDLE_CACHE_MAX_BYTES']) delete env[k];
@@ -79,6 +82,7 @@ export class Stack {
       LOG_LEVEL: 'warn',
       BUNDLE_CACHE: name === 'api-cache-off' ? 'off' : 'on',
       DATA_DIR: path.join(o.dataDir, 'api'),
+      ...o.env,
     });
     const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
     // The API's first start on a generated workspace stores a token count on every node (the start-up backfill of
