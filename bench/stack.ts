@@ -86,7 +86,7 @@ export class Stack {
     });
     const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
     // The API's first start on a generated workspace stores a token count on every node (the start-up backfill of
-    // src/nodes: the generator writes none), minutes on 100,000 nodes; later starts find nothing to count.
+    // src/nodes: the generator writes none), long on the largest workspace; later starts find nothing to count.
     return this.startServer(name, [...serverNodeFlags, ...prof, o.checkout.serverJs], env, '/healthz', o.checkout.dir, 20 * 60_000);
   }
 

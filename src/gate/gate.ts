@@ -60,7 +60,10 @@ export interface Usage {
   resetsAt: string;
 }
 
-/** A retrieval that took a workspace's monthly count to 80 % of its limit (warning) or to the limit (exhausted). */
+/** The share of the monthly limit whose crossing is the quota warning (webhooks and the audit log tell it, and the limit). */
+export const quotaWarningShare = 0.8;
+
+/** A retrieval that took a workspace's monthly count to the warning share of its limit, or to the limit (exhausted). */
 export interface QuotaCrossing {
   threshold: 'warning' | 'exhausted';
   workspaceId: string;
@@ -415,17 +418,17 @@ export class RequestGate {
 
   private crossings: Promise<void> = Promise.resolve();
 
-  /** 80 % of the limit (rounded up) and the limit itself, each told to onQuotaCrossed by the retrieval that reached it. */
+  /** The warning share of the limit (rounded up) and the limit itself, each told to onQuotaCrossed by the retrieval that reached it. */
   private tellCrossings(workspaceId: string, now: Date, used: number, limit: number, principal: Principal): void {
     const { onQuotaCrossed } = this.deps;
     if (!onQuotaCrossed || limit <= 0) return;
     const thresholds = [
-      { threshold: 'warning' as const, at: Math.ceil(limit * 0.8) },
+      { threshold: 'warning' as const, at: Math.ceil(limit * quotaWarningShare) },
       { threshold: 'exhausted' as const, at: limit },
     ];
     for (const { threshold, at } of thresholds) {
       if (used !== at) continue;
-      // One after the other, so that a receiver hears 80 % before 100 % (the events are numbered as written).
+      // One after the other, so that a receiver hears the warning before the exhaustion (events are numbered as written).
       this.crossings = this.crossings
         .then(() => onQuotaCrossed({ threshold, workspaceId, period: periodOf(now), used, limit, principal, at: now }))
         .catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message, workspaceId, threshold }, 'quota crossing event not recorded'));
