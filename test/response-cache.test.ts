@@ -2,24 +2,9 @@ import { expect } from 'chai';
 import type { RunningService } from '../src/runtime.js';
 import { createWorkspace, request } from './support/api.js';
 import { env, startExtraService } from './support/harness.js';
+import { neo4jReadsDuring } from './support/neo4j-reads.js';
 import { createNode, linkPlaybook, updateNode } from './support/nodes.js';
 
-/** Counts the Neo4j reads `work` causes in the shared API process. */
-async function neo4jReadsDuring(work: () => Promise<unknown>): Promise<number> {
-  const { graph } = env.service.services;
-  const read = graph.read.bind(graph);
-  let reads = 0;
-  graph.read = (async (...args: Parameters<typeof read>) => {
-    reads += 1;
-    return read(...args);
-  }) as typeof graph.read;
-  try {
-    await work();
-  } finally {
-    graph.read = read;
-  }
-  return reads;
-}
 
 describe('reads answered from the response cache', () => {
   let other: RunningService;

@@ -3,6 +3,7 @@ import type { RunningService } from '../src/runtime.js';
 import { type TestWorkspace, createWorkspace, request } from './support/api.js';
 import { createAgent } from './support/agents.js';
 import { env, startExtraService } from './support/harness.js';
+import { neo4jReadsDuring } from './support/neo4j-reads.js';
 import { archiveNode, createNode, link, linkPlaybook, updateNode } from './support/nodes.js';
 
 interface Graph {
@@ -127,21 +128,13 @@ describe('conditional and cached retrieval', () => {
 
   it('a repeated bundle is served from the cache, without Neo4j', async () => {
     const g = await smallGraph();
-    const { responseCache, graph } = env.service.services;
+    const { responseCache } = env.service.services;
     await bundle(g);
     const hits = responseCache.hits;
-    const read = graph.read.bind(graph);
-    let neo4jReads = 0;
-    graph.read = (async (...args: Parameters<typeof read>) => {
-      neo4jReads += 1;
-      return read(...args);
-    }) as typeof graph.read;
-    try {
+    const neo4jReads = await neo4jReadsDuring(async () => {
       const again = await bundle(g);
       expect(again.status).to.equal(200);
-    } finally {
-      graph.read = read;
-    }
+    });
     expect(responseCache.hits).to.equal(hits + 1);
     expect(neo4jReads).to.equal(0);
   });
