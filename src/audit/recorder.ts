@@ -68,7 +68,9 @@ const json = (v: Record<string, unknown> | null | undefined) => (v == null ? nul
 
 /**
  * Writes the audit event of one change in the transaction that makes the change (and its webhook outbox
- * records), so neither exists without the other. Repositories call it inside their writeTx.
+ * records), so neither exists without the other. Repositories call it inside their writeTx. The statement is
+ * sent, not awaited: it rides with the transaction's next statement, and the transaction commits only once it
+ * has succeeded.
  */
 export async function recordAudit(tx: GraphTx, stamp: AuditStamp, entry: AuditEntry): Promise<string> {
   const { actor } = stamp;
@@ -85,7 +87,7 @@ export async function recordAudit(tx: GraphTx, stamp: AuditStamp, entry: AuditEn
     after: json(entry.after),
     at: stamp.at,
   };
-  await tx.run('audit/record', { event, workspaceId: entry.workspaceId });
+  tx.send('audit/record', { event, workspaceId: entry.workspaceId });
   return event.id;
 }
 

@@ -9,6 +9,12 @@ export type Row = Record<string, any>;
 /** Runs named statements inside one open transaction (see GraphExecutor.writeTx / readTx). */
 export interface GraphTx {
   run<T extends Row = Row>(name: string, params?: Params): Promise<T[]>;
+  /**
+   * A statement whose rows nobody reads (an audit event): sent at once without waiting for its answer, so it
+   * travels to Neo4j with the transaction's next statement instead of costing a round trip of its own while
+   * the workspace's lock is held. Its failure fails the transaction: the transaction awaits it before it commits.
+   */
+  send(name: string, params?: Params): void;
 }
 
 export interface Neo4jSettings {
@@ -200,11 +206,11 @@ export class GraphExecutor {
 
   /** Several statements in one write transaction, retried as a whole on transient errors. */
   async writeTx<R>(work: (tx: GraphTx) => Promise<R>): Promise<R> {
-    return this.inSession('WRITE', (s) => s.executeWrite((tx) => work(this.wrap(tx))));
+    return this.inSession('WRITE', (s) => s.executeWrite((tx) => this.inTx(tx, work)));
   }
 
   async readTx<R>(work: (tx: GraphTx) => Promise<R>): Promise<R> {
-    return this.inSession('READ', (s) => s.executeRead((tx) => work(this.wrap(tx))));
+    return this.inSession('READ', (s) => s.executeRead((tx) => this.inTx(tx, work)));
   }
 
   /**
@@ -244,13 +250,23 @@ export class GraphExecutor {
     await this.guard(() => this.driver.executeQuery('RETURN 1', {}, { database: this.database }));
   }
 
-  private wrap(tx: ManagedTransaction): GraphTx {
-    return {
+  /** Runs `work` on the transaction, then waits for the statements it sent unanswered, so that commit follows them. */
+  private async inTx<R>(tx: ManagedTransaction, work: (tx: GraphTx) => Promise<R>): Promise<R> {
+    const sent: Promise<void>[] = [];
+    const result = await work({
       run: async <T extends Row>(name: string, params: Params = {}) => {
-        const result = await tx.run(this.queries.get(name), params);
-        return result.records.map((r) => r.toObject() as T);
+        const answer = await tx.run(this.queries.get(name), params);
+        return answer.records.map((r) => r.toObject() as T);
       },
-    };
+      send: (name: string, params: Params = {}) => {
+        const done = Promise.resolve(tx.run(this.queries.get(name), params)).then(() => undefined);
+        // Awaited below; when `work` throws first, the transaction rolls back and this outcome no longer matters.
+        done.catch(() => undefined);
+        sent.push(done);
+      },
+    });
+    await Promise.all(sent);
+    return result;
   }
 
   private async inSession<R>(mode: 'READ' | 'WRITE', work: (s: ReturnType<Driver['session']>) => Promise<R>): Promise<R> {

@@ -77,13 +77,18 @@ export class WebhookRepository {
     return (await this.graph.read('webhooks/due', { limit })) as { workspaceId: string; subscriptionId: string }[];
   }
 
-  async next(workspaceId: string, subscriptionId: string): Promise<NextDelivery | undefined> {
-    const [row] = await this.graph.read('webhooks/next-delivery', { workspaceId, subscriptionId });
-    return row as NextDelivery | undefined;
+  /** The subscription's next `limit` pending deliveries, in order; none when it has none or is not active. */
+  async next(workspaceId: string, subscriptionId: string, limit: number): Promise<NextDelivery[]> {
+    return (await this.graph.read('webhooks/next-deliveries', { workspaceId, subscriptionId, limit })) as NextDelivery[];
+  }
+
+  /** Deliveries the receiver accepted, each with its status code. */
+  async recordDelivered(workspaceId: string, subscriptionId: string, items: { deliveryId: string; statusCode: number | null }[], now: string): Promise<void> {
+    if (items.length) await this.graph.write('webhooks/record-delivered', { workspaceId, subscriptionId, items, now });
   }
 
   async recordAttempt(input: {
-    workspaceId: string; subscriptionId: string; deliveryId: string; ok: boolean; statusCode: number | null; error: string | null;
+    workspaceId: string; subscriptionId: string; deliveryId: string; statusCode: number | null; error: string | null;
     giveUp: boolean; reason: string | null; now: string;
   }): Promise<void> {
     await this.graph.write('webhooks/record-attempt', input);

@@ -4,7 +4,7 @@ import { env } from './harness.js';
  * Statements the shared API process reads on timers of its own, whatever the requests: owed signals, the
  * webhook outbox relay and the dispatcher. They are not a request's reads.
  */
-const background = new Set(['gate/pending-signals', 'webhooks/due', 'webhooks/next-delivery']);
+const background = new Set(['gate/pending-signals', 'webhooks/due', 'webhooks/next-deliveries']);
 
 /** Counts the Neo4j reads `work` causes in the shared API process (its background loops left out). */
 export async function neo4jReadsDuring(work: () => Promise<unknown>): Promise<number> {
