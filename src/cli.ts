@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Plan } from './admin/schemas.js';
@@ -15,7 +15,7 @@ import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { createLogger, ensureDependencies } from './runtime.js';
 import { importFolder } from './shell/import-folder.js';
-import { ApiProblem, type OutputFormat, ServiceUnreachable, call, parseParams, render, table } from './shell/client.js';
+import { ApiProblem, type OutputFormat, ServiceUnreachable, call, download, parseParams, render, table } from './shell/client.js';
 
 const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
 
@@ -186,9 +186,8 @@ async function exportCommand(args: string[]): Promise<void> {
   if (!values.workspace) throw new AppError('invalid_request', `export takes --workspace\n\n${usage}`);
   if (!key) throw new AppError('invalid_request', 'Set API_KEY to the user key of an owner of the workspace');
   const out = values.out ?? `${values.workspace}.playbooks-export.json`;
-  const { text } = await call('GET', `/api/v1/workspaces/${encodeURIComponent(values.workspace)}/export`, key);
-  writeFileSync(out, text);
-  process.stdout.write(`${JSON.stringify({ file: out, bytes: Buffer.byteLength(text) })}\n`);
+  const bytes = await download(`/api/v1/workspaces/${encodeURIComponent(values.workspace)}/export`, key, out);
+  process.stdout.write(`${JSON.stringify({ file: out, bytes })}\n`);
 }
 
 main().catch((err) => {

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
+import { ExportDocument } from '../src/transfer/schemas.js';
+import { responseProblems } from '../src/http/validation.js';
 import { env } from './support/harness.js';
 import { createAgent } from './support/agents.js';
 import { archiveNode, createNode, getNode, link, linkPlaybook } from './support/nodes.js';
@@ -80,7 +82,9 @@ describe('workspace export and import', function () {
     const reply = await exportOf(workspace);
     expect(reply.status).to.equal(200);
     expect(reply.headers.get('content-disposition')).to.include(`${workspace.workspaceId}.playbooks-export.json`);
+    expect(reply.headers.get('content-type')).to.match(/^application\/json/);
     const doc = reply.body;
+    expect(responseProblems(ExportDocument, doc)).to.equal(null);
     expect(doc).to.include({ format: 'playbooks-workspace-export', version: 1 });
     expect(doc.workspace.id).to.equal(workspace.workspaceId);
     expect(doc.playbooks.map((p: any) => [p.slug, p.versions.map((v: any) => v.status), p.archivedAt === null])).to.deep.equal([
@@ -94,6 +98,32 @@ describe('workspace export and import', function () {
     ]);
     expect(doc.annotations.map((a: any) => [a.scopeType, a.targetId, a.authorKind])).to.deep.equal([['workspace_overlay', ids.voice, 'user'], ['agent_local', ids.v2, 'agent']]);
     expect(doc.feedback.map((f: any) => [f.feedbackType, f.status, f.resolutionNote])).to.deep.equal([['outdated', 'resolved', 'Fixed'], ['helpful', 'open', null]]);
+  });
+
+  it('sends a large workspace as it reads it: in chunks, without a Content-Length, as one whole document', async () => {
+    const workspace = await createWorkspace();
+    const nodes = Array.from({ length: 400 }, (_, i) => ({
+      slug: `page-${i}`, title: `Page ${i}`, description: 'A page of the vault', content: `${'Words about the page. '.repeat(40)}[[page-${(i + 1) % 400}]]`,
+    }));
+    for (let at = 0; at < nodes.length; at += 200) {
+      const batch = await request('POST', workspace.path('/context-nodes/import'), { token: workspace.owner.key, body: { nodes: nodes.slice(at, at + 200) } });
+      expect(batch.status).to.equal(200);
+    }
+    const res = await fetch(`${env.service.url}${workspace.path('/export')}`, { headers: { authorization: `Bearer ${workspace.owner.key}` } });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-length')).to.equal(null);
+    let chunks = 0;
+    let text = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      chunks += 1;
+      text += decoder.decode(chunk, { stream: true });
+    }
+    expect(chunks).to.be.greaterThan(1);
+    const doc = JSON.parse(text);
+    expect(responseProblems(ExportDocument, doc)).to.equal(null);
+    expect(doc.nodes.map((n: any) => n.slug)).to.have.members(nodes.map((n) => n.slug));
+    expect(doc.links).to.have.length(400);
   });
 
   it('export → import into an empty workspace → export gives the same content, and the graph works', async () => {

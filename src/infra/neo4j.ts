@@ -15,6 +15,8 @@ export interface GraphTx {
    * the workspace's lock is held. Its failure fails the transaction: the transaction awaits it before it commits.
    */
   send(name: string, params?: Params): void;
+  /** A statement's rows as they arrive, pulled as the caller takes them (the driver's fetch size bounds memory). */
+  stream<T extends Row = Row>(name: string, params?: Params): AsyncIterable<T>;
 }
 
 export interface Neo4jSettings {
@@ -49,6 +51,10 @@ export function createUntrustedDriver(settings: Neo4jSettings, poolSize: number)
     connectionAcquisitionTimeout: 5_000,
     connectionTimeout: 2_000,
   });
+}
+
+async function* rowsOf<T extends Row>(result: AsyncIterable<{ toObject(): unknown }>): AsyncIterable<T> {
+  for await (const record of result) yield record.toObject() as T;
 }
 
 const unavailableCodes = new Set(['ServiceUnavailable', 'SessionExpired']);
@@ -250,23 +256,49 @@ export class GraphExecutor {
     await this.guard(() => this.driver.executeQuery('RETURN 1', {}, { database: this.database }));
   }
 
+  /**
+   * What `work` yields from reads in one read transaction, as it is yielded: for output that leaves while it is
+   * read (a streamed export). Never retried, since what has left cannot be taken back; the transaction and its
+   * session close when the consumer stops, early or not.
+   */
+  async *readStream<T>(work: (tx: GraphTx) => AsyncIterable<T>): AsyncGenerator<T> {
+    const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ });
+    let tx: Transaction | undefined;
+    try {
+      tx = await session.beginTransaction();
+      yield* work(this.txOf(tx, []));
+    } catch (err) {
+      if (!(err instanceof AppError)) this.errorCount += 1;
+      throw translate(err);
+    } finally {
+      await tx?.rollback().catch(() => undefined);
+      await session.close().catch(() => undefined);
+    }
+  }
+
   /** Runs `work` on the transaction, then waits for the statements it sent unanswered, so that commit follows them. */
   private async inTx<R>(tx: ManagedTransaction, work: (tx: GraphTx) => Promise<R>): Promise<R> {
     const sent: Promise<void>[] = [];
-    const result = await work({
+    const result = await work(this.txOf(tx, sent));
+    await Promise.all(sent);
+    return result;
+  }
+
+  /** The named-statement view of a driver transaction; what `send` sends is added to `sent`. */
+  private txOf(tx: ManagedTransaction | Transaction, sent: Promise<void>[]): GraphTx {
+    return {
       run: async <T extends Row>(name: string, params: Params = {}) => {
         const answer = await tx.run(this.queries.get(name), params);
         return answer.records.map((r) => r.toObject() as T);
       },
       send: (name: string, params: Params = {}) => {
         const done = Promise.resolve(tx.run(this.queries.get(name), params)).then(() => undefined);
-        // Awaited below; when `work` throws first, the transaction rolls back and this outcome no longer matters.
+        // inTx awaits it before commit; when the work throws first, the transaction rolls back and this no longer matters.
         done.catch(() => undefined);
         sent.push(done);
       },
-    });
-    await Promise.all(sent);
-    return result;
+      stream: <T extends Row>(name: string, params: Params = {}) => rowsOf<T>(tx.run(this.queries.get(name), params)),
+    };
   }
 
   private async inSession<R>(mode: 'READ' | 'WRITE', work: (s: ReturnType<Driver['session']>) => Promise<R>): Promise<R> {

@@ -2,6 +2,9 @@
  * The terminal side of the analysts' endpoints: `npm run cypher` and `npm run cli -- report` talk to a running
  * service over HTTP (so they work against a remote deployment too) and print tables, CSV or JSON.
  */
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 export type OutputFormat = 'table' | 'csv' | 'json';
 
@@ -34,6 +37,23 @@ export async function call(method: string, path: string, token: string, options:
   const json = /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined;
   if (!res.ok) throw new ApiProblem(res.status, json, text);
   return { json, text };
+}
+
+/** A GET whose answer goes to `file` as it arrives (a workspace export): the bytes written. */
+export async function download(path: string, token: string, file: string): Promise<number> {
+  let res: Response;
+  try {
+    res = await fetch(`${apiUrl()}${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+  } catch (err) {
+    throw new ServiceUnreachable(`Cannot reach the service at ${apiUrl()} (set API_URL): ${(err as Error).message}`);
+  }
+  if (!res.ok || !res.body) {
+    const text = await res.text();
+    throw new ApiProblem(res.status, /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined, text);
+  }
+  const out = createWriteStream(file);
+  await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), out);
+  return out.bytesWritten;
 }
 
 /** `k=v` pairs: the value as JSON when it parses (numbers, booleans, lists), else as a string. */

@@ -9,6 +9,19 @@ type Row = Record<string, any>;
 export type RemarkLabel = 'Annotation' | 'Feedback';
 const relTypeOfRemark: Record<RemarkLabel, string> = { Annotation: 'ANNOTATES', Feedback: 'ABOUT' };
 
+/** The parts of a workspace's export, each read as it is iterated (one at a time: they share a transaction). */
+export interface ExportParts {
+  playbooks(): AsyncIterable<{ playbook: Row; versions: Row[] }>;
+  nodes(): AsyncIterable<Row>;
+  links(): AsyncIterable<Row>;
+  annotations(): AsyncIterable<Row>;
+  feedback(): AsyncIterable<Row>;
+}
+
+async function* field(rows: AsyncIterable<Row>, name: string): AsyncIterable<Row> {
+  for await (const row of rows) yield row[name] as Row;
+}
+
 /** Workspace export and import: the only place that runs their Cypher (cypher/queries/transfer/). */
 export class TransferRepository {
   private readonly nodes: NodeRepository;
@@ -17,22 +30,27 @@ export class TransferRepository {
     this.nodes = new NodeRepository(graph);
   }
 
-  /** Every part of a workspace, read in one transaction so that the parts agree. */
-  async exportAll(workspaceId: string) {
-    return this.graph.readTx(async (tx) => ({
-      playbooks: (await tx.run('transfer/export-playbooks', { workspaceId })) as { playbook: Row; versions: Row[] }[],
-      nodes: (await tx.run('transfer/export-nodes', { workspaceId })).map((r) => r.node as Row),
-      links: (await tx.run('transfer/export-links', { workspaceId, ...linkTypeParams })).map((r) => r.link as Row),
-      annotations: await this.remarks(tx, workspaceId, 'Annotation'),
-      feedback: await this.remarks(tx, workspaceId, 'Feedback'),
-    }));
+  /**
+   * Every part of a workspace, read in one transaction so that the parts agree, and handed to `write` part by
+   * part as the rows arrive: what `write` yields is yielded.
+   */
+  exportParts<T>(workspaceId: string, write: (parts: ExportParts) => AsyncIterable<T>): AsyncGenerator<T> {
+    return this.graph.readStream((tx) =>
+      write({
+        playbooks: () => tx.stream<{ playbook: Row; versions: Row[] }>('transfer/export-playbooks', { workspaceId }),
+        nodes: () => field(tx.stream('transfer/export-nodes', { workspaceId }), 'node'),
+        links: () => field(tx.stream('transfer/export-links', { workspaceId, ...linkTypeParams }), 'link'),
+        annotations: () => this.remarks(tx, workspaceId, 'Annotation'),
+        feedback: () => this.remarks(tx, workspaceId, 'Feedback'),
+      }),
+    );
   }
 
-  private async remarks(tx: GraphTx, workspaceId: string, label: RemarkLabel): Promise<Row[]> {
-    return (await tx.run('transfer/export-remarks', { workspaceId, label })).map((r) => {
+  private async *remarks(tx: GraphTx, workspaceId: string, label: RemarkLabel): AsyncIterable<Row> {
+    for await (const r of tx.stream('transfer/export-remarks', { workspaceId, label })) {
       const { workspaceId: _ws, ...rest } = r.remark as Row;
-      return rest;
-    });
+      yield rest;
+    }
   }
 
   async takenIds(ids: { playbookIds: string[]; versionIds: string[]; nodeIds: string[]; annotationIds: string[]; feedbackIds: string[] }): Promise<number> {

@@ -14,13 +14,15 @@ export function transferRoutes(s: { transfer: TransferService; workspaces: Works
       description:
         'Format playbooks-workspace-export, version 1: every playbook with every version, every context node (archived ones too), every link with its origin, ' +
         'every annotation (agent_local ones too) and every feedback item, each list oldest first. POST …/import rebuilds it in an empty workspace of any deployment. ' +
-        'Members, agents and keys are not part of it; authors and owners are kept as the ids they were.',
+        'Members, agents and keys are not part of it; authors and owners are kept as the ids they were. ' +
+        'The document is sent as it is read from one consistent snapshot, so memory stays bounded; a download cut short is not valid JSON.',
       access: owners, params: WorkspacePath,
       responses: { 200: { description: 'The export', schema: ExportDocument, headers: { 'Content-Disposition': 'attachment; filename="<workspaceId>.playbooks-export.json"' } } },
       handler: async ({ ctx, caller }) => {
         const workspace = await s.workspaces.get(caller);
         ctx.set('Content-Disposition', `attachment; filename="${caller.workspaceId}.playbooks-export.json"`);
         ctx.body = await s.transfer.exportWorkspace(caller, workspace.name);
+        ctx.type = 'application/json';
       },
     }),
     defineRoute({

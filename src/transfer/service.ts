@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, type FieldError, notFound } from '../errors.js';
@@ -7,8 +8,76 @@ import { toNode } from '../nodes/repository.js';
 import { wikilinkItem } from '../nodes/service.js';
 import { tokenCountsOf } from '../nodes/token-count.js';
 import type { ServiceDeps } from '../service-deps.js';
-import { TransferRepository } from './repository.js';
+import { type ExportParts, TransferRepository } from './repository.js';
 import { type ExportDoc, type ImportSummary, exportFormat, exportVersion } from './schemas.js';
+
+type Row = Record<string, any>;
+type Header = Pick<ExportDoc, 'format' | 'version' | 'exportedAt' | 'workspace'>;
+
+/** The export document's text, field by field in the order of ExportDocument, each part's items as they are read. */
+async function* exportJson(header: Header, parts: ExportParts): AsyncIterable<string> {
+  yield JSON.stringify(header).slice(0, -1);
+  yield* jsonArray('playbooks', parts.playbooks(), playbookOf);
+  yield* jsonArray('nodes', parts.nodes(), toNode);
+  yield* jsonArray('links', parts.links(), linkOf);
+  yield* jsonArray('annotations', parts.annotations(), annotationOf);
+  yield* jsonArray('feedback', parts.feedback(), feedbackOf);
+  yield '}';
+}
+
+async function* jsonArray<T>(name: string, rows: AsyncIterable<T>, item: (row: T) => unknown): AsyncIterable<string> {
+  yield `,${JSON.stringify(name)}:[`;
+  let separator = '';
+  for await (const row of rows) {
+    yield separator + JSON.stringify(item(row));
+    separator = ',';
+  }
+  yield ']';
+}
+
+/** Small pieces gathered into chunks of about `size` characters: one write to the socket each, not one a row. */
+async function* chunks(pieces: AsyncIterable<string>, size = 64 * 1024): AsyncIterable<string> {
+  let buffered = '';
+  for await (const piece of pieces) {
+    buffered += piece;
+    if (buffered.length >= size) {
+      yield buffered;
+      buffered = '';
+    }
+  }
+  if (buffered) yield buffered;
+}
+
+type ExportedPlaybook = ExportDoc['playbooks'][number];
+
+function playbookOf({ playbook: p, versions }: { playbook: Row; versions: Row[] }): ExportedPlaybook {
+  return {
+    id: p.id, slug: p.slug, title: p.title, summary: p.summary ?? null, description: p.description ?? null, functionArea: p.functionArea ?? null,
+    visibility: p.visibility, ownerId: p.ownerId, tags: p.tags ?? [], createdAt: p.createdAt, updatedAt: p.updatedAt, archivedAt: p.archivedAt ?? null,
+    versions: versions.map((v) => ({
+      id: v.id, versionNumber: v.versionNumber, status: v.status, content: JSON.parse(v.content), changeNote: v.changeNote ?? null,
+      createdAt: v.createdAt, createdBy: v.createdBy, approvedAt: v.approvedAt ?? null,
+    })),
+  };
+}
+
+function linkOf(l: Row): ExportDoc['links'][number] {
+  return { id: l.id, sourceType: l.sourceType, sourceId: l.sourceId, targetId: l.targetId, linkType: l.linkType, origin: l.origin ?? 'manual', createdAt: l.createdAt };
+}
+
+function annotationOf(a: Row): ExportDoc['annotations'][number] {
+  return {
+    id: a.id, targetType: a.targetType, targetId: a.targetId, scopeType: a.scopeType, title: a.title, content: a.content, source: a.source,
+    authorId: a.authorId, authorKind: a.authorKind ?? (a.source === 'agent' ? 'agent' : 'user'), createdAt: a.createdAt,
+  };
+}
+
+function feedbackOf(f: Row): ExportDoc['feedback'][number] {
+  return {
+    id: f.id, targetType: f.targetType, targetId: f.targetId, feedbackType: f.feedbackType, summary: f.summary, status: f.status,
+    resolutionNote: f.resolutionNote ?? null, authorId: f.authorId, authorKind: f.authorKind, createdAt: f.createdAt, updatedAt: f.updatedAt,
+  };
+}
 
 /**
  * Workspace export (GET …/export) and import into an empty workspace (POST …/import): the whole workspace as one
@@ -21,32 +90,23 @@ export class TransferService {
     private readonly repo = new TransferRepository(deps.graph),
   ) {}
 
-  async exportWorkspace(caller: Caller, workspaceName: string): Promise<ExportDoc> {
-    const all = await this.repo.exportAll(caller.workspaceId);
-    return {
-      format: exportFormat,
-      version: exportVersion,
-      exportedAt: this.deps.clock().toISOString(),
-      workspace: { id: caller.workspaceId, name: workspaceName },
-      playbooks: all.playbooks.map(({ playbook: p, versions }) => ({
-        id: p.id, slug: p.slug, title: p.title, summary: p.summary ?? null, description: p.description ?? null, functionArea: p.functionArea ?? null,
-        visibility: p.visibility, ownerId: p.ownerId, tags: p.tags ?? [], createdAt: p.createdAt, updatedAt: p.updatedAt, archivedAt: p.archivedAt ?? null,
-        versions: versions.map((v) => ({
-          id: v.id, versionNumber: v.versionNumber, status: v.status, content: JSON.parse(v.content), changeNote: v.changeNote ?? null,
-          createdAt: v.createdAt, createdBy: v.createdBy, approvedAt: v.approvedAt ?? null,
-        })),
-      })),
-      nodes: all.nodes.map(toNode),
-      links: all.links.map((l) => ({ id: l.id, sourceType: l.sourceType, sourceId: l.sourceId, targetId: l.targetId, linkType: l.linkType, origin: l.origin ?? 'manual', createdAt: l.createdAt })),
-      annotations: all.annotations.map((a) => ({
-        id: a.id, targetType: a.targetType, targetId: a.targetId, scopeType: a.scopeType, title: a.title, content: a.content, source: a.source,
-        authorId: a.authorId, authorKind: a.authorKind ?? (a.source === 'agent' ? 'agent' : 'user'), createdAt: a.createdAt,
-      })),
-      feedback: all.feedback.map((f) => ({
-        id: f.id, targetType: f.targetType, targetId: f.targetId, feedbackType: f.feedbackType, summary: f.summary, status: f.status,
-        resolutionNote: f.resolutionNote ?? null, authorId: f.authorId, authorKind: f.authorKind, createdAt: f.createdAt, updatedAt: f.updatedAt,
-      })),
-    };
+  /**
+   * The export document as JSON text, sent while it is read: one read transaction, its rows taken as the client
+   * takes the text, so memory stays bounded whatever the workspace's size. The first piece is read before this
+   * answers, so a database that cannot be reached is still a problem answer rather than a cut download; a failure
+   * later cuts the download, and the cut text is not valid JSON.
+   */
+  async exportWorkspace(caller: Caller, workspaceName: string): Promise<Readable> {
+    const header: Header = { format: exportFormat, version: exportVersion, exportedAt: this.deps.clock().toISOString(), workspace: { id: caller.workspaceId, name: workspaceName } };
+    const pieces = this.repo.exportParts(caller.workspaceId, (parts) => chunks(exportJson(header, parts)));
+    const first = await pieces.next();
+    return Readable.from(
+      (async function* () {
+        if (!first.done) yield first.value;
+        yield* pieces;
+      })(),
+      { objectMode: false },
+    );
   }
 
   /** Rebuilds an export in an empty workspace (409 otherwise), in one transaction; 400 naming the first inconsistencies of the document. */
