@@ -157,7 +157,7 @@ export class RequestGate {
     const counted = reading?.quota.state === 'ok';
     try {
       if (reading?.revoked) throw unauthorized();
-      const { principal, role } = await this.access(keyHash, workspaceId, reading?.epoch);
+      const { principal, role } = await this.access(keyHash, workspaceId, reading?.epoch, now);
       if (!principal) throw unauthorized();
       this.uses.set(principal.keyId, now);
       if (rule.userKeyOnly && principal.kind === 'agent') {
@@ -196,7 +196,22 @@ export class RequestGate {
 
   /** The principal behind a valid API key, or undefined (the admin API tells a valid key, 403, from any other, 401). */
   async identify(token: string): Promise<Principal | undefined> {
-    return keyKind(token) ? this.repo.principal(hashKey(token)) : undefined;
+    return keyKind(token) ? (await this.repo.key(hashKey(token), this.deps.clock()))?.principal : undefined;
+  }
+
+  /**
+   * The principal behind a valid API key, for a route whose path names no workspace (the caller's own
+   * workspaces), or 401. Decided by Neo4j, which knows every revocation and expiry at once: such a route is not on
+   * the hot path, and no workspace's epoch could vouch for a cached answer.
+   */
+  async authenticate(token: string | undefined): Promise<Principal> {
+    if (!token || !keyKind(token)) throw unauthorized();
+    if (this.delivering) await this.delivering;
+    const now = this.deps.clock();
+    const found = await this.repo.key(hashKey(token), now);
+    if (!found) throw unauthorized();
+    this.uses.set(found.principal.keyId, now);
+    return found.principal;
   }
 
   /**
@@ -369,17 +384,21 @@ export class RequestGate {
     }
   }
 
-  /** The key's access to the workspace: cached under the epoch this request read, or loaded from Neo4j. */
-  private async access(keyHash: string, workspaceId: string, epoch: string | undefined): Promise<Access> {
-    const hit = epoch ? this.cache.get(keyHash, workspaceId, epoch) : undefined;
+  /**
+   * The key's access to the workspace: cached under the epoch this request read (and never past the key's
+   * expiry), or loaded from Neo4j.
+   */
+  private async access(keyHash: string, workspaceId: string, epoch: string | undefined, now: Date): Promise<Access> {
+    const hit = epoch ? this.cache.get(keyHash, workspaceId, epoch, now) : undefined;
     if (hit) return hit;
-    const principal = await this.repo.principal(keyHash);
+    const found = await this.repo.key(keyHash, now);
+    const principal = found?.principal;
     let role: Role | undefined;
     // An agent's role (already capped by its sponsor's current role) came with its key.
     if (principal?.kind === 'agent') role = principal.workspaceId === workspaceId ? principal.role : undefined;
     else if (principal) role = await this.repo.userRole(principal.id, workspaceId);
-    const access = { principal, role };
-    if (epoch) this.cache.set(keyHash, workspaceId, epoch, access);
+    const access: Access = { principal, role, ...(found?.expiresAt ? { expiresAt: found.expiresAt } : {}) };
+    if (epoch) this.cache.set(keyHash, workspaceId, epoch, access, now);
     return access;
   }
 
