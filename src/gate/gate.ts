@@ -18,6 +18,11 @@ export function periodOf(at: Date): string {
   return `${at.getUTCFullYear()}-${month < 10 ? '0' : ''}${month}`;
 }
 
+/** The calendar day (UTC) a moment falls in, as `YYYY-MM-DD`. */
+export function dayOf(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
 /** The first instant of the next calendar month (UTC): when the quota resets. */
 export function nextPeriodStart(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
@@ -58,6 +63,8 @@ export interface Usage {
   limit: number;
   remaining: number;
   resetsAt: string;
+  /** Every day of the month so far (UTC), oldest first, with the retrievals counted that day. */
+  days: { date: string; retrievals: number }[];
 }
 
 /** The share of the monthly limit whose crossing is the quota warning (webhooks and the audit log tell it, and the limit). */
@@ -172,7 +179,7 @@ export class RequestGate {
       const quota = rule.metered && reading ? this.ticket(reading, workspaceId, now, principal) : undefined;
       return { caller, generation: reading?.generation, quota };
     } catch (err) {
-      if (counted) await this.refund(workspaceId, periodOf(now));
+      if (counted) await this.refund(workspaceId, now);
       throw err;
     }
   }
@@ -188,7 +195,7 @@ export class RequestGate {
     const now = this.deps.clock();
     const reading = (await this.read(hashKey(token), workspaceId, true, now, false))!;
     if (reading.revoked) {
-      if (reading.quota.state === 'ok') await this.refund(workspaceId, periodOf(now));
+      if (reading.quota.state === 'ok') await this.refund(workspaceId, now);
       throw unauthorized();
     }
     return { generation: reading.generation, quota: this.ticket(reading, workspaceId, now, caller.principal) };
@@ -273,14 +280,21 @@ export class RequestGate {
     await this.guard(() => this.deps.redis.del(redisKeys.quotaLimit(workspaceId)));
   }
 
-  /** Retrievals used this month against the workspace's limit. */
+  /**
+   * Retrievals used this month against the workspace's limit, and per day. The days are counted in Redis only
+   * (with the month's counter, in the gate's round trip): a Redis that lost its data shows them as 0 while the
+   * month's total is re-seeded from Neo4j.
+   */
   async usage(workspaceId: string): Promise<Usage> {
     const now = this.deps.clock();
     const period = periodOf(now);
     const limit = await this.limitOf(workspaceId);
-    const live = await this.guard(() => this.deps.redis.get(redisKeys.quota(workspaceId, period)));
+    const dates = Array.from({ length: now.getUTCDate() }, (_, i) => `${period}-${String(i + 1).padStart(2, '0')}`);
+    const [live, ...perDay] = await this.guard(() =>
+      this.deps.redis.mget(redisKeys.quota(workspaceId, period), ...dates.map((date) => redisKeys.quotaDay(workspaceId, date))));
     const used = live === null ? await this.repo.persistedUsage(workspaceId, period) : Number(live);
-    return { period, used, limit, remaining: Math.max(0, limit - used), resetsAt: nextPeriodStart(now).toISOString() };
+    const days = dates.map((date, i) => ({ date, retrievals: Math.max(0, Number(perDay[i] ?? 0)) }));
+    return { period, used, limit, remaining: Math.max(0, limit - used), resetsAt: nextPeriodStart(now).toISOString(), days };
   }
 
   /** Starts writing key use and counters to Neo4j in the background. */
@@ -363,7 +377,7 @@ export class RequestGate {
     const minute = rateLimited && this.deps.rateLimitPerKeyPerMinute ? Math.floor(now.getTime() / 60_000) : undefined;
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
-        const reading = await this.roundTrip.read({ keyHash, workspaceId, metered, period, minute });
+        const reading = await this.roundTrip.read({ keyHash, workspaceId, metered, period, day: dayOf(now), minute });
         if (reading.quota.state === 'seed-limit') {
           const limit = await this.limitOf(workspaceId);
           await this.deps.redis.set(redisKeys.quotaLimit(workspaceId), limit, 'EX', limitTtlSeconds);
@@ -430,7 +444,7 @@ export class RequestGate {
         if (refunded) return;
         refunded = true;
         this.countRetrieval(workspaceId, periodOf(now), principal, -1);
-        await this.refund(workspaceId, periodOf(now));
+        await this.refund(workspaceId, now);
       },
     };
   }
@@ -462,8 +476,14 @@ export class RequestGate {
     this.retrievals.set(key, entry);
   }
 
-  private async refund(workspaceId: string, period: string): Promise<void> {
-    await this.deps.redis.decr(redisKeys.quota(workspaceId, period)).catch((err) => this.deps.logger.warn({ err }, 'could not refund a retrieval'));
+  /** Takes back a retrieval counted at `now`: from its month and from its day, in one round trip. */
+  private async refund(workspaceId: string, now: Date): Promise<void> {
+    await this.deps.redis
+      .pipeline()
+      .decr(redisKeys.quota(workspaceId, periodOf(now)))
+      .decr(redisKeys.quotaDay(workspaceId, dayOf(now)))
+      .exec()
+      .catch((err) => this.deps.logger.warn({ err }, 'could not refund a retrieval'));
   }
 
   /** The monthly retrieval limit in force: the workspace's own, or its plan's. */
