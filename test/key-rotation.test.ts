@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { addMember, createWorkspace, problem, request, type TestWorkspace } from './support/api.js';
 import { createAgent } from './support/agents.js';
+import { type ApiProcess, startApiProcess } from './support/api-process.js';
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -55,6 +56,34 @@ describe('agent key rotation', () => {
     expect((await request('GET', w.path(`/agents/${agent.agentId}`), { token: w.owner.key })).body.keyCount).to.equal(1);
     // An expired key cannot be rotated again.
     problem(await rotate(w, agent.agentId, agent.keyId, {}), 409, 'key_not_active');
+  });
+
+  describe('on every API process', function () {
+    this.timeout(120_000);
+    let other: ApiProcess;
+    before(async () => {
+      other = await startApiProcess();
+    });
+    after(() => other?.stop());
+
+    it('an old key both processes had just served works on both during its grace, and is 401 on both after it', async () => {
+      const w = await createWorkspace();
+      const agent = await createAgent(w);
+      const playbooks = (key: string, baseUrl?: string) => request('GET', w.path('/playbooks'), { token: key, baseUrl });
+      for (const baseUrl of [undefined, other.url]) expect((await playbooks(agent.key, baseUrl)).status).to.equal(200);
+      const started = Date.now();
+      const res = await request('POST', w.path(`/agents/${agent.agentId}/keys/${agent.keyId}/rotate`), { token: w.owner.key, body: { graceSeconds: 2 }, baseUrl: other.url });
+      expect(res.status, res.text).to.equal(201);
+      for (const baseUrl of [undefined, other.url]) {
+        expect((await playbooks(agent.key, baseUrl)).status).to.equal(200);
+        expect((await playbooks(res.body.key.key, baseUrl)).status).to.equal(200);
+      }
+      await sleep(Math.max(0, started + 2_500 - Date.now()));
+      for (const baseUrl of [undefined, other.url]) {
+        problem(await playbooks(agent.key, baseUrl), 401, 'unauthorized');
+        expect((await playbooks(res.body.key.key, baseUrl)).status).to.equal(200);
+      }
+    });
   });
 
   it('defaults to a day of grace; graceSeconds 0 revokes the old key at once; rotating a revoked or an already rotated key is 409', async () => {
