@@ -13,7 +13,7 @@ export class WorkspaceRepository {
 
   /** The workspaces a user is a member of, with the role, oldest membership first. */
   async forUser(userId: string): Promise<{ workspace: Omit<Workspace, 'monthlyRetrievalLimit'>; role: Role }[]> {
-    return this.graph.read('workspaces/list-for-user', { userId });
+    return this.graph.read('auth/workspaces-of-user', { userId });
   }
 
   async members(workspaceId: string): Promise<Member[]> {
