@@ -6,8 +6,9 @@
 -- Redis Cluster slot.
 --
 -- KEYS: 1 the workspace's auth epoch, 2 its graph generation, 3 its retrieval counter of the month,
---       4 its monthly limit, 5.. the revoked marks of the keys the requests carry, each once
--- ARGV: 1 seconds a counter lives (past the end of its month), 2 a fresh random value (a missing epoch or
+--       4 its monthly limit, 5 its retrieval counter of the day (what the usage endpoint shows per day; counted
+--       with the month's, never checked), 6.. the revoked marks of the keys the requests carry, each once
+-- ARGV: 1 seconds a counter lives (past the end of its month; the day's lives as long), 2 a fresh random value (a missing epoch or
 --       generation is created from it: never a counter, so a Redis that lost its data cannot bring back an
 --       old value), then two per request: the position in KEYS of its key's revoked mark, and 1 if metered
 -- Returns {epoch, generation, {revoked, state, used, limit}...} in the order of the requests; state is
@@ -54,5 +55,7 @@ end
 if counted > 0 then
   redis.call('INCRBY', KEYS[3], counted)
   redis.call('EXPIRE', KEYS[3], ARGV[1])
+  redis.call('INCRBY', KEYS[5], counted)
+  redis.call('EXPIRE', KEYS[5], ARGV[1])
 end
 return replies

@@ -5,6 +5,7 @@ import { analystRoutes } from './analyst/routes.js';
 import { annotationRoutes } from './annotations/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { feedbackRoutes } from './feedback/routes.js';
+import { graphRoutes } from './graph/routes.js';
 import { errorHandler } from './http/error-handler.js';
 import { observe } from './http/observability.js';
 import { buildOpenApi } from './http/openapi.js';
@@ -30,6 +31,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...playbookRoutes(s),
     ...agentRoutes(s),
     ...nodeRoutes(s),
+    ...graphRoutes(s),
     ...retrievalRoutes(s),
     ...annotationRoutes(s),
     ...feedbackRoutes(s),

@@ -19,6 +19,8 @@ export const errorCodes = {
   already_member: { status: 409, title: 'Already a member' },
   email_taken: { status: 409, title: 'Email already registered' },
   last_owner: { status: 409, title: 'Last owner' },
+  key_not_active: { status: 409, title: 'Key is revoked or expired' },
+  key_already_rotated: { status: 409, title: 'Key already rotated' },
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },

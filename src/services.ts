@@ -9,6 +9,7 @@ import { IdempotencyStore } from './gate/idempotency.js';
 import { ResponseCache } from './http/response-cache.js';
 import { Metrics } from './http/observability.js';
 import { systemClock } from './infra/ids.js';
+import { GraphService } from './graph/service.js';
 import { NodeImportService } from './nodes/import.js';
 import { NodeService } from './nodes/service.js';
 import { PlaybookService } from './playbooks/service.js';
@@ -29,6 +30,7 @@ export interface AppServices extends Infra {
   playbooks: PlaybookService;
   agents: AgentService;
   nodes: NodeService;
+  graphView: GraphService;
   nodeImport: NodeImportService;
   retrieval: RetrievalService;
   annotations: AnnotationService;
@@ -64,6 +66,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     playbooks: new PlaybookService(deps),
     agents: new AgentService(deps),
     nodes: new NodeService(deps),
+    graphView: new GraphService(deps),
     nodeImport: new NodeImportService(deps),
     retrieval: new RetrievalService(deps),
     annotations: new AnnotationService(deps),

@@ -46,6 +46,8 @@ function bodyFor(route: AnyRoute, outsider: TestUser): unknown {
       return { name: 'Renamed' };
     case 'createAgentKey':
       return { label: 'not allowed' };
+    case 'rotateAgentKey':
+      return { graceSeconds: 60 };
     default:
       return undefined;
   }
@@ -112,7 +114,7 @@ describe('authentication comes before authorisation on user-key-only routes', ()
 
   it('the route table has user-key-only routes for members and agents', () => {
     const ids = userKeyOnlyRoutes.map((r) => r.operationId);
-    expect(ids).to.include.members(['listMembers', 'addMember', 'removeMember', 'registerAgent', 'listAgents', 'deactivateAgent', 'createAgentKey', 'revokeAgentKey']);
+    expect(ids).to.include.members(['listMembers', 'addMember', 'removeMember', 'registerAgent', 'listAgents', 'deactivateAgent', 'createAgentKey', 'rotateAgentKey', 'revokeAgentKey']);
   });
 
   const refused = [

@@ -357,7 +357,8 @@ describe('agents', () => {
         [agent.keyId, 'first', agent.key.slice(0, 12)],
         [second.keyId, 'second', second.key.slice(0, 12)],
       ]);
-      for (const k of res.body.keys) expect(Object.keys(k).sort()).to.deep.equal(['createdAt', 'id', 'label', 'lastUsedAt', 'prefix']);
+      for (const k of res.body.keys) expect(Object.keys(k).sort()).to.deep.equal(['createdAt', 'expiresAt', 'id', 'label', 'lastUsedAt', 'prefix']);
+      expect(res.body.keys.map((k: any) => k.expiresAt)).to.deep.equal([null, null]);
       expect(res.text).not.to.include(agent.key);
       expect(res.text).not.to.include(second.key);
       expect(res.text).not.to.match(/[0-9a-f]{64}/);

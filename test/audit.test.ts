@@ -50,6 +50,7 @@ describe('audit log', () => {
     await step('PATCH', w.path(`/playbooks/${pb.id}`), owner.key, { title: 'Audited 2' }, 200, 'playbook.updated', asUser);
     const v2 = await step('POST', w.path(`/playbooks/${pb.id}/versions`), agent.key, { content: { instructions: 'y' } }, 201, 'playbook.version.created', asAgent);
     await step('PATCH', w.path(`/playbooks/${pb.id}/versions/${v2.id}/approve`), owner.key, undefined, 200, 'playbook.version.approved', asUser);
+    const v3 = await step('POST', w.path(`/playbooks/${pb.id}/versions/${pb.versions[0].id}/rollback`), agent.key, undefined, 201, 'playbook.version.rolled_back', asAgent);
     const node = await step('POST', w.path('/context-nodes'), owner.key, { title: 'N1', description: 'd' }, 201, 'node.created', asUser);
     const node2 = await createNode(w, { title: 'N2' });
     expected.push({ requestId: '', action: 'node.created', actor: asUser });
@@ -69,6 +70,7 @@ describe('audit log', () => {
     const ag = await step('POST', w.path('/agents'), owner.key, { name: 'bot' }, 201, 'agent.created', asUser);
     await step('PUT', w.path(`/agents/${ag.id}`), owner.key, { name: 'bot 2' }, 200, 'agent.updated', asUser);
     const key = await step('POST', w.path(`/agents/${ag.id}/keys`), owner.key, { label: 'ci' }, 201, 'agent.key.created', asUser);
+    const rotated = await step('POST', w.path(`/agents/${ag.id}/keys/${key.id}/rotate`), owner.key, { graceSeconds: 60, label: 'ci-2' }, 201, 'agent.key.rotated', asUser);
     await step('DELETE', w.path(`/agents/${ag.id}/keys/${key.id}`), owner.key, undefined, 204, 'agent.key.revoked', asUser);
     await step('DELETE', w.path(`/agents/${ag.id}`), owner.key, undefined, 204, 'agent.deactivated', asUser);
     await step('POST', w.path(`/agents/${ag.id}/reactivate`), owner.key, undefined, 200, 'agent.reactivated', asUser);
@@ -93,6 +95,9 @@ describe('audit log', () => {
     expect(byAction('member.role_changed')[0]).to.deep.include({ before: { role: 'viewer' }, after: { role: 'editor' } });
     expect(byAction('feedback.resolved')[0].before).to.deep.equal({ status: 'open', resolutionNote: null });
     expect(byAction('node.updated')[0]).to.deep.include({ before: { importance: 50 }, after: { importance: 90 } });
+    expect(byAction('playbook.version.rolled_back')[0]).to.deep.include({ targetIds: [pb.id, v3.id] });
+    expect(byAction('playbook.version.rolled_back')[0].after).to.include({ versionNumber: 3, rolledBackToVersionId: pb.versions[0].id });
+    expect(byAction('agent.key.rotated')[0]).to.deep.include({ targetIds: [ag.id, key.id, rotated.key.id], before: { id: key.id, expiresAt: null } });
     // The workspace's creation, the first agent and its key are in the log too.
     expect(byAction('workspace.created')).to.have.length(1);
     expect(byAction('agent.key.created')).to.have.length(2);
@@ -102,6 +107,8 @@ describe('audit log', () => {
     expect(text).not.to.include(key.key);
     expect(text).not.to.include(owner.key);
     expect(text).not.to.include(key.prefix);
+    expect(text).not.to.include(rotated.key.key);
+    expect(text).not.to.include(rotated.key.prefix);
     expect(text).not.to.match(/pk_/);
   });
 

@@ -167,7 +167,34 @@ describe('monthly retrieval quota', () => {
       const fresh = await get();
       expect(fresh.status).to.equal(200);
       const usageNow = await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl: clocked.url });
-      expect(usageNow.body).to.deep.equal({ period: '2031-02', used: 1, limit: 1, remaining: 0, resetsAt: '2031-03-01T00:00:00.000Z' });
+      expect(usageNow.body).to.deep.equal({
+        period: '2031-02', used: 1, limit: 1, remaining: 0, resetsAt: '2031-03-01T00:00:00.000Z', days: [{ date: '2031-02-01', retrievals: 1 }],
+      });
+    });
+
+    it('counts retrievals per UTC day of the month too; a failed retrieval counts on neither', async () => {
+      const w = await createWorkspace();
+      const playbookId = await playbookWithContext(w);
+      const get = (id = playbookId) => request('GET', w.path(`/context/bundle?playbookId=${id}`), { token: w.owner.key, baseUrl: clocked.url });
+      now = new Date('2031-03-01T00:00:00.000Z');
+      expect((await get()).status).to.equal(200);
+      now = new Date('2031-03-01T23:59:59.999Z');
+      const etag = (await get()).headers.get('etag')!;
+      now = new Date('2031-03-03T12:00:00.000Z');
+      const notModified = await request('GET', w.path(`/context/bundle?playbookId=${playbookId}`), { token: w.owner.key, baseUrl: clocked.url, headers: { 'if-none-match': etag } });
+      expect(notModified.status).to.equal(304);
+      problem(await get('pb_doesnotexist'), 404);
+      const res = await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl: clocked.url });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.include({ period: '2031-03', used: 3 });
+      expect(res.body.days).to.deep.equal([
+        { date: '2031-03-01', retrievals: 2 },
+        { date: '2031-03-02', retrievals: 0 },
+        { date: '2031-03-03', retrievals: 1 },
+      ]);
+      // The day's counter lives about as long as the month's (a little past the month's end).
+      const ttl = await env.service.services.redis.ttl(redisKeys.quotaDay(w.workspaceId, '2031-03-03'));
+      expect(ttl).to.be.within(39 * 24 * 3600, 40 * 24 * 3600);
     });
 
     it('a counter lost from Redis is re-seeded from Neo4j, not restarted from zero', async () => {

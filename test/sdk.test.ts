@@ -39,7 +39,7 @@ function recorder(onAnswer?: (seen: Seen) => void | Promise<void>) {
 
 /** Facade methods called during this file, `group.method`, to show every one is exercised. */
 const called = new Set<string>();
-const groups = ['workspace', 'usage', 'members', 'playbooks', 'versions', 'nodes', 'links', 'context', 'annotations', 'feedback', 'agents', 'keys', 'audit', 'webhooks'] as const;
+const groups = ['workspaces', 'workspace', 'usage', 'members', 'playbooks', 'versions', 'nodes', 'links', 'context', 'annotations', 'feedback', 'agents', 'keys', 'audit', 'webhooks', 'graph'] as const;
 
 /** A client whose method calls are noted in `called` (it behaves exactly as the client it wraps). */
 function clientFor(workspace: TestWorkspace, apiKey: string, options: Partial<PlaybooksClientOptions> = {}): PlaybooksClient {
@@ -89,12 +89,15 @@ describe('TypeScript client (sdk/)', () => {
   describe('every facade method against the service', () => {
     it('workspace, usage and members', async () => {
       expect((await owner.workspace.get()).role).to.equal('owner');
+      const mine = await owner.workspaces.list();
+      expect(mine.find((x) => x.id === w.workspaceId)?.role).to.equal('owner');
       const exported = await owner.workspace.export();
       expect(exported).to.include({ format: 'playbooks-workspace-export', version: 1 });
       const copy = await createWorkspace();
       expect((await clientFor(copy, copy.owner.key).workspace.import(exported)).idsKept).to.be.a('boolean');
       const usage = await owner.usage.get();
       expect(usage.period).to.match(/^\d{4}-\d{2}$/);
+      expect(usage.days.at(-1)?.date).to.equal(new Date().toISOString().slice(0, 10));
       const user = await createUser('Member');
       const added = await owner.members.add({ userId: user.userId, role: 'viewer' });
       expect(added.role).to.equal('viewer');
@@ -112,6 +115,9 @@ describe('TypeScript client (sdk/)', () => {
       const v2 = await owner.versions.create(playbook.id, { content: { instructions: 'Ship it well' }, changeNote: 'better' });
       expect((await owner.versions.get(playbook.id, v2.id)).changeNote).to.equal('better');
       expect((await owner.versions.approve(playbook.id, v2.id)).status).to.equal('approved');
+      const rolledBack = await owner.versions.rollback(playbook.id, playbook.versions[0].id, { changeNote: 'back to the start' });
+      expect(rolledBack).to.include({ versionNumber: 3, status: 'draft', changeNote: 'back to the start' });
+      expect(rolledBack.content).to.deep.equal({ instructions: 'Ship it' });
       expect((await owner.playbooks.page({ limit: 10 })).playbooks.map((p) => p.id)).to.include(playbook.id);
 
       const [a, b] = [await owner.nodes.create({ title: unique('Tone'), description: 'How we write' }), await owner.nodes.create({ title: unique('Prices'), description: 'What it costs' })];
@@ -120,6 +126,9 @@ describe('TypeScript client (sdk/)', () => {
       const nodeLink = await owner.links.fromNode(a.id, { targetId: b.id, linkType: 'requires' });
       const playbookLink = await owner.links.fromPlaybook(playbook.id, { targetId: a.id, linkType: 'references' });
       expect((await owner.nodes.get(b.id)).incomingLinks.map((l) => l.id)).to.deep.equal([nodeLink.id]);
+      const hood = await owner.graph.get({ playbookId: playbook.id, depth: 2 });
+      expect(hood.nodes.map((n) => n.id)).to.deep.equal([playbook.id, a.id, b.id]);
+      expect(hood.links.map((l) => l.id).sort()).to.deep.equal([nodeLink.id, playbookLink.id].sort());
       expect((await owner.nodes.page({ limit: 200 })).nodes.map((n) => n.id)).to.include.members([a.id, b.id]);
       await owner.links.deleteFromNode(a.id, nodeLink.id);
       await owner.links.deleteFromPlaybook(playbook.id, playbookLink.id);
@@ -213,8 +222,14 @@ describe('TypeScript client (sdk/)', () => {
       expect((await owner.keys.list(agent.id)).map((k) => k.id)).to.deep.equal([key.id]);
       const asAgent = clientFor(w, key.key);
       expect((await asAgent.workspace.get()).role).to.equal('viewer');
-      await owner.keys.revoke(agent.id, key.id);
+      expect((await asAgent.workspaces.list()).map((x) => x.id)).to.deep.equal([w.workspaceId]);
+      const rotated = await owner.keys.rotate(agent.id, key.id, { graceSeconds: 0, label: 'ci-2' });
+      expect(rotated.previousKey.id).to.equal(key.id);
       expect((await rejection(asAgent.workspace.get())).status).to.equal(401);
+      const asRotated = clientFor(w, rotated.key.key);
+      expect((await asRotated.workspace.get()).role).to.equal('viewer');
+      await owner.keys.revoke(agent.id, rotated.key.id);
+      expect((await rejection(asRotated.workspace.get())).status).to.equal(401);
       await owner.agents.deactivate(agent.id);
       expect((await owner.agents.get(agent.id)).status).to.equal('deactivated');
       expect((await owner.agents.reactivate(agent.id)).status).to.equal('active');

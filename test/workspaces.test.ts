@@ -23,6 +23,7 @@ describe('workspaces and members', () => {
       limit: 1000,
       remaining: 1000,
       resetsAt: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString(),
+      days: Array.from({ length: now.getUTCDate() }, (_, i) => ({ date: `${period}-${String(i + 1).padStart(2, '0')}`, retrievals: 0 })),
     });
   });
 

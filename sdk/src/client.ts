@@ -87,6 +87,11 @@ export class PlaybooksClient {
     return { workspaceId: this.workspaceId, ...(rest as P) };
   }
 
+  /** Every workspace the client's key reaches (not only this client's): a user's memberships, or an agent's one workspace. */
+  readonly workspaces = {
+    list: (call?: CallOptions) => this.#send<T.ListWorkspacesResponse>(api.listWorkspaces, {}, idempotent, call).then((r) => r.workspaces),
+  };
+
   /** The workspace and the caller's role in it. */
   readonly workspace = {
     get: (call?: CallOptions) => this.#send<T.GetWorkspaceResponse>(api.getWorkspace, { path: this.#path() }, idempotent, call),
@@ -97,7 +102,7 @@ export class PlaybooksClient {
       this.#send<T.ImportWorkspaceResponse>(api.importWorkspace, { path: this.#path(), body }, once, call),
   };
 
-  /** This month's retrievals: used, limit, remaining, resetsAt. */
+  /** This month's retrievals: used, limit, remaining, resetsAt, and per day. */
   readonly usage = {
     get: (call?: CallOptions) => this.#send<T.GetUsageResponse>(api.getUsage, { path: this.#path() }, idempotent, call),
   };
@@ -136,6 +141,9 @@ export class PlaybooksClient {
       this.#send<T.CreatePlaybookVersionResponse>(api.createPlaybookVersion, { path: this.#path({ playbookId }), body }, once, call),
     get: (playbookId: string, versionId: string, call?: CallOptions) =>
       this.#send<T.GetPlaybookVersionResponse>(api.getPlaybookVersion, { path: this.#path({ playbookId, versionId }) }, idempotent, call),
+    /** A new draft with the content of `versionId` (roll back); each call makes another draft, so it is never retried after a 503. */
+    rollback: (playbookId: string, versionId: string, body: Body<T.RollbackPlaybookVersionData> = {}, call?: CallOptions) =>
+      this.#send<T.RollbackPlaybookVersionResponse>(api.rollbackPlaybookVersion, { path: this.#path({ playbookId, versionId }), body }, once, call),
     /** Approving twice is 409 version_not_draft, so an approval is never retried after a 503. */
     approve: (playbookId: string, versionId: string, call?: CallOptions) =>
       this.#send<T.ApprovePlaybookVersionResponse>(api.approvePlaybookVersion, { path: this.#path({ playbookId, versionId }) }, once, call),
@@ -280,5 +288,17 @@ export class PlaybooksClient {
       this.#send<T.ListAgentKeysResponse>(api.listAgentKeys, { path: this.#path({ agentId }) }, idempotent, call).then((r) => r.keys),
     revoke: (agentId: string, keyId: string, call?: CallOptions) =>
       this.#send<void>(api.revokeAgentKey, { path: this.#path({ agentId, keyId }) }, idempotent, call),
+    /**
+     * A new key (in full in this answer only) while the old one works for `graceSeconds` more (default a day, at
+     * most 7 days; 0 revokes it at once). A second call would be 409 key_already_rotated, so it is never retried after a 503.
+     */
+    rotate: (agentId: string, keyId: string, body: Body<T.RotateAgentKeyData> = {}, call?: CallOptions) =>
+      this.#send<T.RotateAgentKeyResponse>(api.rotateAgentKey, { path: this.#path({ agentId, keyId }), body }, once, call),
+  };
+
+  /** The workspace's graph for a graph view: playbooks, context nodes and links, or one playbook's neighbourhood. */
+  readonly graph = {
+    get: (query: Query<T.GetGraphData> = {}, call?: CallOptions) =>
+      this.#send<T.GetGraphResponse>(api.getGraph, { path: this.#path(), query }, idempotent, call),
   };
 }

@@ -1,4 +1,4 @@
-import { type AuditStamp, pick, writeAudited } from '../audit/recorder.js';
+import { type AuditStamp, pick, recordAudit, writeAudited } from '../audit/recorder.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import type { Agent, AgentDetail, AgentKey, AgentKeyListing, AgentStatus } from './schemas.js';
 
@@ -6,6 +6,11 @@ import type { Agent, AgentDetail, AgentKey, AgentKeyListing, AgentStatus } from 
 function agentOf(row: Record<string, any>): Agent {
   return { ...row, description: row.description ?? null, deactivatedAt: row.deactivatedAt ?? null } as Agent;
 }
+
+/** What a rotation did: refused (changing nothing), or a new key and the old one's expiry. */
+export type RotateOutcome =
+  | { refusal: 'agent_deactivated' | 'not_active' | 'already_rotated' }
+  | { refusal?: undefined; key: AgentKey; previous: { id: string; prefix: string; expiresAt: string }; hash: string; revokedNow: boolean };
 
 /** Agents and their keys, in the graph. Every statement is scoped by workspaceId. */
 export class AgentRepository {
@@ -22,8 +27,8 @@ export class AgentRepository {
     return rows.map((r) => agentOf(r.agent));
   }
 
-  async get(workspaceId: string, agentId: string): Promise<AgentDetail | undefined> {
-    const [row] = await this.graph.read('agents/get', { workspaceId, agentId });
+  async get(workspaceId: string, agentId: string, now: string): Promise<AgentDetail | undefined> {
+    const [row] = await this.graph.read('agents/get', { workspaceId, agentId, now });
     return row && { ...agentOf(row.agent), keyCount: row.agent.keyCount };
   }
 
@@ -55,9 +60,41 @@ export class AgentRepository {
     return row && { key: (row.key as AgentKey | null), status: row.status as AgentStatus };
   }
 
-  async listKeys(workspaceId: string, agentId: string): Promise<AgentKeyListing[]> {
-    const rows = await this.graph.read('agents/list-keys', { workspaceId, agentId });
-    return rows.map((r) => ({ ...r.key, label: r.key.label ?? null, lastUsedAt: r.key.lastUsedAt ?? null }));
+  async listKeys(workspaceId: string, agentId: string, now: string): Promise<AgentKeyListing[]> {
+    const rows = await this.graph.read('agents/list-keys', { workspaceId, agentId, now });
+    return rows.map((r) => ({ ...r.key, label: r.key.label ?? null, lastUsedAt: r.key.lastUsedAt ?? null, expiresAt: r.key.expiresAt ?? null }));
+  }
+
+  /**
+   * A new key for the agent, the old one working until `expiresAt` (revoked in the same transaction, with the
+   * statement revokeKey runs, when that is now). undefined: no such agent or key; otherwise what was refused, or
+   * the new key and the old one's hash.
+   */
+  async rotateKey(
+    workspaceId: string,
+    agentId: string,
+    keyId: string,
+    key: AgentKey & { hash: string },
+    expiresAt: string,
+    stamp: AuditStamp,
+  ): Promise<RotateOutcome | undefined> {
+    const now = key.createdAt;
+    return this.graph.writeTx(async (tx) => {
+      const [locked] = await tx.run('agents/lock-agent', { workspaceId, agentId, now });
+      if (!locked) return undefined;
+      if (locked.status !== 'active') return { refusal: 'agent_deactivated' } as const;
+      const [row] = await tx.run('agents/rotate-key', { workspaceId, agentId, keyId, ...key, now, expiresAt });
+      if (!row) return undefined;
+      if (row.refusal) return { refusal: row.refusal as 'not_active' | 'already_rotated' };
+      const revokedNow = expiresAt <= now;
+      if (revokedNow) await tx.run('agents/revoke-key', { workspaceId, agentId, keyId, now });
+      await recordAudit(tx, stamp, {
+        action: 'agent.key.rotated', workspaceId, targetIds: [agentId, keyId, key.id],
+        before: { id: keyId, expiresAt: null },
+        after: { id: keyId, expiresAt, revoked: revokedNow, newKey: { id: key.id, label: key.label } },
+      });
+      return { key: row.key as AgentKey, previous: { id: row.previous.id as string, prefix: row.previous.prefix as string, expiresAt }, hash: row.previous.hash as string, revokedNow };
+    });
   }
 
   /** The revoked key's hash, or undefined when the agent has no such key. */

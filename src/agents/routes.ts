@@ -3,7 +3,7 @@ import { CreatedKeySchema } from '../admin/schemas.js';
 import { Description, Id, Label, Name, Nullable, RoleSchema, Strict, WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { AgentService } from './service.js';
-import { AgentDetailSchema, AgentSchema, KeyListingSchema } from './schemas.js';
+import { AgentDetailSchema, AgentSchema, KeyListingSchema, RotateKeyBody, RotatedKeySchema } from './schemas.js';
 
 const AgentPath = Strict({ workspaceId: Id('Workspace id'), agentId: Id('Agent id') });
 const KeyPath = Strict({ workspaceId: Id('Workspace id'), agentId: Id('Agent id'), keyId: Id('Key id') });
@@ -89,11 +89,28 @@ export function agentRoutes(s: { agents: AgentService }): AnyRoute[] {
     }),
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/keys', operationId: 'listAgentKeys', summary: 'The agent’s active keys, prefix only',
-      description: `Revoked keys are not listed. ${sponsorOrOwner}`,
+      description: `Revoked and expired keys are not listed; a rotated key is listed, with its expiresAt, until it expires. ${sponsorOrOwner}`,
       access: members, params: AgentPath,
       responses: { 200: { description: 'Active keys, oldest first', schema: Type.Object({ keys: Type.Array(KeyListingSchema) }) } },
       handler: async ({ ctx, caller, params }) => {
         ctx.body = { keys: await s.agents.listKeys(caller, params.agentId) };
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/keys/:keyId/rotate', operationId: 'rotateAgentKey',
+      summary: 'Rotate an agent key: a new key, the old one kept working for a grace period',
+      description:
+        'Creates a new key (in full in this answer only, as createAgentKey answers it) and keeps the old key working for graceSeconds ' +
+        '(default 86400, at most 604800 = 7 days), after which it is refused (401) like a revoked key, on every API process; both are ' +
+        'listed with their expiresAt meanwhile. graceSeconds 0 revokes the old key at once. A revoked or expired key is 409 ' +
+        'key_not_active; a key already rotated (it has an expiresAt) is 409 key_already_rotated; a deactivated agent is 409 conflict. ' +
+        `${sponsorOrOwner}`,
+      access: members, params: KeyPath, body: RotateKeyBody,
+      responses: { 201: { description: 'The new key (in full only here) and when the old one stops working', schema: RotatedKeySchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, params, body }) => {
+        ctx.status = 201;
+        ctx.body = await s.agents.rotateKey(caller, params.agentId, params.keyId, body);
       },
     }),
     defineRoute({

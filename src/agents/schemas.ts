@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, NullableTimestamp, Timestamp } from '../http/common-schemas.js';
+import { CreatedKeySchema } from '../admin/schemas.js';
+import { Label, Nullable, NullableTimestamp, Strict, Timestamp } from '../http/common-schemas.js';
 
 /** Response schemas of the agent endpoints; the types below are derived from them. */
 
@@ -23,6 +24,19 @@ export const KeyListingSchema = Type.Object({
   prefix: Type.String({ description: 'The first 12 characters of the key; the only key material ever shown again' }),
   createdAt: Timestamp,
   lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: 'Recorded in batches: may lag real use by about 10 seconds' }),
+  expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'When a rotated key stops working (it is not listed after); null: until revoked' }),
+});
+export const RotateKeyBody = Strict({
+  graceSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800, default: 86_400, description: 'How long the old key keeps working: at most 7 days; 0 revokes it at once' })),
+  label: Type.Optional(Label),
+});
+export const RotatedKeySchema = Type.Object({
+  key: CreatedKeySchema,
+  previousKey: Type.Object({
+    id: Type.String(),
+    prefix: Type.String(),
+    expiresAt: Type.String({ format: 'date-time', description: 'When the old key stops working (now, when graceSeconds was 0)' }),
+  }),
 });
 
 export type Agent = Static<typeof AgentSchema>;
@@ -30,4 +44,5 @@ export type AgentStatus = Agent['status'];
 export type AgentDetail = Static<typeof AgentDetailSchema>;
 /** An active key as listed; the key material itself is never shown again. */
 export type AgentKeyListing = Static<typeof KeyListingSchema>;
-export type AgentKey = Omit<AgentKeyListing, 'lastUsedAt'>;
+export type AgentKey = Omit<AgentKeyListing, 'lastUsedAt' | 'expiresAt'>;
+export type RotatedKey = Static<typeof RotatedKeySchema>;

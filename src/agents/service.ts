@@ -5,7 +5,13 @@ import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { AgentRepository } from './repository.js';
-import type { Agent, AgentDetail, AgentKey, AgentKeyListing } from './schemas.js';
+import type { Agent, AgentDetail, AgentKey, AgentKeyListing, RotatedKey } from './schemas.js';
+
+const rotationRefused = {
+  agent_deactivated: () => new AppError('conflict', 'The agent is deactivated; reactivate it before giving it keys'),
+  not_active: () => new AppError('key_not_active', 'The key is revoked or expired; create a new key instead'),
+  already_rotated: () => new AppError('key_already_rotated', 'The key was already rotated and expires soon; rotate its successor, or revoke it'),
+};
 
 /**
  * Agents: AI principals of one workspace, each with a human sponsor and its own keys.
@@ -44,7 +50,7 @@ export class AgentService {
   }
 
   async get(caller: Caller, agentId: string): Promise<AgentDetail> {
-    const agent = await this.repo.get(caller.workspaceId, agentId);
+    const agent = await this.repo.get(caller.workspaceId, agentId, this.now());
     if (!agent) throw notFound('Agent');
     return agent;
   }
@@ -95,7 +101,7 @@ export class AgentService {
 
   async listKeys(caller: Caller, agentId: string): Promise<AgentKeyListing[]> {
     await this.managed(caller, agentId);
-    return this.repo.listKeys(caller.workspaceId, agentId);
+    return this.repo.listKeys(caller.workspaceId, agentId, this.now());
   }
 
   /** Revokes at once, on every API process. Revoking a revoked key again is a no-op (204). */
@@ -105,6 +111,26 @@ export class AgentService {
     const hash = await this.repo.revokeKey(caller.workspaceId, agentId, keyId, now, stampOf(caller, now));
     if (!hash) throw notFound('Key');
     await this.deps.gate.accessChanged([caller.workspaceId], [hash]);
+  }
+
+  /**
+   * A new key (in full in this answer only), the old one working for `graceSeconds` more and then refused like a
+   * revoked key, on every process; 0 revokes it at once, as revokeKey does. A key that is revoked, expired or
+   * already rotated is 409, and so is a deactivated agent's.
+   */
+  async rotateKey(caller: Caller, agentId: string, keyId: string, input: { graceSeconds?: number; label?: string }): Promise<RotatedKey> {
+    await this.managed(caller, agentId);
+    const { key, prefix, hash } = generateKey('agent');
+    const at = this.deps.clock();
+    const now = at.toISOString();
+    const expiresAt = new Date(at.getTime() + (input.graceSeconds ?? 86_400) * 1000).toISOString();
+    const created = { id: newId('key'), label: input.label ?? null, prefix, hash, createdAt: now };
+    const result = await this.repo.rotateKey(caller.workspaceId, agentId, keyId, created, expiresAt, stampOf(caller, now));
+    if (!result) throw notFound('Key');
+    if (result.refusal !== undefined) throw rotationRefused[result.refusal]();
+    // Every process drops what it cached about the old key: revoked at once, or reloaded with its expiry.
+    await this.deps.gate.accessChanged([caller.workspaceId], result.revokedNow ? [result.hash] : []);
+    return { key: { ...result.key, key }, previousKey: result.previous };
   }
 
   /** The agent, when the caller may manage it: its sponsor or an owner (404 first, then 403). */

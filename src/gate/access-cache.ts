@@ -5,6 +5,8 @@ import type { Principal, Role } from '../auth/caller.js';
 export interface Access {
   principal?: Principal;
   role?: Role;
+  /** When the key stops working (a rotated key in its grace period): the answer is never served past it. */
+  expiresAt?: string;
 }
 
 /**
@@ -15,24 +17,36 @@ export interface Access {
  * (a slow request racing the change) is never served later. Epochs are random, so a Redis that lost its data
  * cannot bring an old one back. Only answers a workspace's epoch covers are kept: a member's access and an
  * unknown key, never "valid key, not a member" (revoking a user's key replaces the epochs of the user's own
- * workspaces only).
+ * workspaces only). An answer for a key that expires (a rotated key in its grace period) lives no longer than
+ * the key: no epoch changes when a grace period ends, so its end is checked on every hit.
  */
 export class AccessCache {
   private readonly entries: LRUCache<string, { epoch: string; access: Access }>;
+  private readonly ttlMs: number;
 
   constructor(options: { max?: number; ttlMs?: number } = {}) {
     // The TTL only bounds memory and the damage of an access change whose Redis signal failed.
-    this.entries = new LRUCache({ max: options.max ?? 100_000, ttl: options.ttlMs ?? 60_000 });
+    this.ttlMs = options.ttlMs ?? 60_000;
+    this.entries = new LRUCache({ max: options.max ?? 100_000, ttl: this.ttlMs });
   }
 
-  get(keyHash: string, workspaceId: string, epoch: string): Access | undefined {
-    const hit = this.entries.get(`${keyHash}|${workspaceId}`);
+  get(keyHash: string, workspaceId: string, epoch: string, now: Date): Access | undefined {
+    const key = `${keyHash}|${workspaceId}`;
+    const hit = this.entries.get(key);
+    if (hit?.access.expiresAt && Date.parse(hit.access.expiresAt) <= now.getTime()) {
+      this.entries.delete(key);
+      return undefined;
+    }
     return hit?.epoch === epoch ? hit.access : undefined;
   }
 
-  set(keyHash: string, workspaceId: string, epoch: string, access: Access): void {
+  set(keyHash: string, workspaceId: string, epoch: string, access: Access, now: Date): void {
     if (access.principal && !access.role) return;
-    this.entries.set(`${keyHash}|${workspaceId}`, { epoch, access });
+    const left = access.expiresAt ? Date.parse(access.expiresAt) - now.getTime() : undefined;
+    if (left !== undefined && left <= 0) return;
+    // An expiring key's answer also leaves the cache by itself when the key expires.
+    const ttl = left !== undefined ? Math.min(left, this.ttlMs) : undefined;
+    this.entries.set(`${keyHash}|${workspaceId}`, { epoch, access }, ttl !== undefined ? { ttl } : undefined);
   }
 
   clear(): void {

@@ -18,6 +18,11 @@ export function periodOf(at: Date): string {
   return `${at.getUTCFullYear()}-${month < 10 ? '0' : ''}${month}`;
 }
 
+/** The calendar day (UTC) a moment falls in, as `YYYY-MM-DD`. */
+export function dayOf(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
 /** The first instant of the next calendar month (UTC): when the quota resets. */
 export function nextPeriodStart(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
@@ -58,6 +63,8 @@ export interface Usage {
   limit: number;
   remaining: number;
   resetsAt: string;
+  /** Every day of the month so far (UTC), oldest first, with the retrievals counted that day. */
+  days: { date: string; retrievals: number }[];
 }
 
 /** The share of the monthly limit whose crossing is the quota warning (webhooks and the audit log tell it, and the limit). */
@@ -157,7 +164,7 @@ export class RequestGate {
     const counted = reading?.quota.state === 'ok';
     try {
       if (reading?.revoked) throw unauthorized();
-      const { principal, role } = await this.access(keyHash, workspaceId, reading?.epoch);
+      const { principal, role } = await this.access(keyHash, workspaceId, reading?.epoch, now);
       if (!principal) throw unauthorized();
       this.uses.set(principal.keyId, now);
       if (rule.userKeyOnly && principal.kind === 'agent') {
@@ -172,7 +179,7 @@ export class RequestGate {
       const quota = rule.metered && reading ? this.ticket(reading, workspaceId, now, principal) : undefined;
       return { caller, generation: reading?.generation, quota };
     } catch (err) {
-      if (counted) await this.refund(workspaceId, periodOf(now));
+      if (counted) await this.refund(workspaceId, now);
       throw err;
     }
   }
@@ -188,7 +195,7 @@ export class RequestGate {
     const now = this.deps.clock();
     const reading = (await this.read(hashKey(token), workspaceId, true, now, false))!;
     if (reading.revoked) {
-      if (reading.quota.state === 'ok') await this.refund(workspaceId, periodOf(now));
+      if (reading.quota.state === 'ok') await this.refund(workspaceId, now);
       throw unauthorized();
     }
     return { generation: reading.generation, quota: this.ticket(reading, workspaceId, now, caller.principal) };
@@ -196,7 +203,22 @@ export class RequestGate {
 
   /** The principal behind a valid API key, or undefined (the admin API tells a valid key, 403, from any other, 401). */
   async identify(token: string): Promise<Principal | undefined> {
-    return keyKind(token) ? this.repo.principal(hashKey(token)) : undefined;
+    return keyKind(token) ? (await this.repo.key(hashKey(token), this.deps.clock()))?.principal : undefined;
+  }
+
+  /**
+   * The principal behind a valid API key, for a route whose path names no workspace (the caller's own
+   * workspaces), or 401. Decided by Neo4j, which knows every revocation and expiry at once: such a route is not on
+   * the hot path, and no workspace's epoch could vouch for a cached answer.
+   */
+  async authenticate(token: string | undefined): Promise<Principal> {
+    if (!token || !keyKind(token)) throw unauthorized();
+    if (this.delivering) await this.delivering;
+    const now = this.deps.clock();
+    const found = await this.repo.key(hashKey(token), now);
+    if (!found) throw unauthorized();
+    this.uses.set(found.principal.keyId, now);
+    return found.principal;
   }
 
   /**
@@ -258,14 +280,21 @@ export class RequestGate {
     await this.guard(() => this.deps.redis.del(redisKeys.quotaLimit(workspaceId)));
   }
 
-  /** Retrievals used this month against the workspace's limit. */
+  /**
+   * Retrievals used this month against the workspace's limit, and per day. The days are counted in Redis only
+   * (with the month's counter, in the gate's round trip): a Redis that lost its data shows them as 0 while the
+   * month's total is re-seeded from Neo4j.
+   */
   async usage(workspaceId: string): Promise<Usage> {
     const now = this.deps.clock();
     const period = periodOf(now);
     const limit = await this.limitOf(workspaceId);
-    const live = await this.guard(() => this.deps.redis.get(redisKeys.quota(workspaceId, period)));
+    const dates = Array.from({ length: now.getUTCDate() }, (_, i) => `${period}-${String(i + 1).padStart(2, '0')}`);
+    const [live, ...perDay] = await this.guard(() =>
+      this.deps.redis.mget(redisKeys.quota(workspaceId, period), ...dates.map((date) => redisKeys.quotaDay(workspaceId, date))));
     const used = live === null ? await this.repo.persistedUsage(workspaceId, period) : Number(live);
-    return { period, used, limit, remaining: Math.max(0, limit - used), resetsAt: nextPeriodStart(now).toISOString() };
+    const days = dates.map((date, i) => ({ date, retrievals: Math.max(0, Number(perDay[i] ?? 0)) }));
+    return { period, used, limit, remaining: Math.max(0, limit - used), resetsAt: nextPeriodStart(now).toISOString(), days };
   }
 
   /** Starts writing key use and counters to Neo4j in the background. */
@@ -348,7 +377,7 @@ export class RequestGate {
     const minute = rateLimited && this.deps.rateLimitPerKeyPerMinute ? Math.floor(now.getTime() / 60_000) : undefined;
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
-        const reading = await this.roundTrip.read({ keyHash, workspaceId, metered, period, minute });
+        const reading = await this.roundTrip.read({ keyHash, workspaceId, metered, period, day: dayOf(now), minute });
         if (reading.quota.state === 'seed-limit') {
           const limit = await this.limitOf(workspaceId);
           await this.deps.redis.set(redisKeys.quotaLimit(workspaceId), limit, 'EX', limitTtlSeconds);
@@ -369,17 +398,21 @@ export class RequestGate {
     }
   }
 
-  /** The key's access to the workspace: cached under the epoch this request read, or loaded from Neo4j. */
-  private async access(keyHash: string, workspaceId: string, epoch: string | undefined): Promise<Access> {
-    const hit = epoch ? this.cache.get(keyHash, workspaceId, epoch) : undefined;
+  /**
+   * The key's access to the workspace: cached under the epoch this request read (and never past the key's
+   * expiry), or loaded from Neo4j.
+   */
+  private async access(keyHash: string, workspaceId: string, epoch: string | undefined, now: Date): Promise<Access> {
+    const hit = epoch ? this.cache.get(keyHash, workspaceId, epoch, now) : undefined;
     if (hit) return hit;
-    const principal = await this.repo.principal(keyHash);
+    const found = await this.repo.key(keyHash, now);
+    const principal = found?.principal;
     let role: Role | undefined;
     // An agent's role (already capped by its sponsor's current role) came with its key.
     if (principal?.kind === 'agent') role = principal.workspaceId === workspaceId ? principal.role : undefined;
     else if (principal) role = await this.repo.userRole(principal.id, workspaceId);
-    const access = { principal, role };
-    if (epoch) this.cache.set(keyHash, workspaceId, epoch, access);
+    const access: Access = { principal, role, ...(found?.expiresAt ? { expiresAt: found.expiresAt } : {}) };
+    if (epoch) this.cache.set(keyHash, workspaceId, epoch, access, now);
     return access;
   }
 
@@ -411,7 +444,7 @@ export class RequestGate {
         if (refunded) return;
         refunded = true;
         this.countRetrieval(workspaceId, periodOf(now), principal, -1);
-        await this.refund(workspaceId, periodOf(now));
+        await this.refund(workspaceId, now);
       },
     };
   }
@@ -443,8 +476,14 @@ export class RequestGate {
     this.retrievals.set(key, entry);
   }
 
-  private async refund(workspaceId: string, period: string): Promise<void> {
-    await this.deps.redis.decr(redisKeys.quota(workspaceId, period)).catch((err) => this.deps.logger.warn({ err }, 'could not refund a retrieval'));
+  /** Takes back a retrieval counted at `now`: from its month and from its day, in one round trip. */
+  private async refund(workspaceId: string, now: Date): Promise<void> {
+    await this.deps.redis
+      .pipeline()
+      .decr(redisKeys.quota(workspaceId, periodOf(now)))
+      .decr(redisKeys.quotaDay(workspaceId, dayOf(now)))
+      .exec()
+      .catch((err) => this.deps.logger.warn({ err }, 'could not refund a retrieval'));
   }
 
   /** The monthly retrieval limit in force: the workspace's own, or its plan's. */

@@ -12,6 +12,8 @@ export const redisKeys = {
   graphGeneration: (workspaceId: string) => `{${workspaceId}}:generation`,
   /** Retrievals counted for a workspace in a calendar month (UTC), `YYYY-MM`. */
   quota: (workspaceId: string, period: string) => `{${workspaceId}}:quota:${period}`,
+  /** Retrievals counted for a workspace on a calendar day (UTC), `YYYY-MM-DD`: the usage endpoint's days, never a limit. */
+  quotaDay: (workspaceId: string, day: string) => `{${workspaceId}}:quota-day:${day}`,
   /** The monthly retrieval limit in force for a workspace (cached from Neo4j and configuration). */
   quotaLimit: (workspaceId: string) => `{${workspaceId}}:quota-limit`,
   rateLimit: (keyHash: string, minute: number) => `{${keyHash}}:rate:${minute}`,

@@ -13,14 +13,18 @@ export interface RetrievalDelta {
 export class GateRepository {
   constructor(private readonly graph: GraphExecutor) {}
 
-  /** The active principal behind a key hash; undefined for an unknown, revoked or deactivated one. */
-  async principal(keyHash: string): Promise<Principal | undefined> {
-    const [row] = await this.graph.read('auth/find-key', { hash: keyHash });
+  /**
+   * The active principal behind a key hash at `now`, with when the key stops working (null: until revoked);
+   * undefined for an unknown, revoked, expired or deactivated one.
+   */
+  async key(keyHash: string, now: Date): Promise<{ principal: Principal; expiresAt: string | null } | undefined> {
+    const [row] = await this.graph.read('auth/find-key', { hash: keyHash, now: now.toISOString() });
     if (!row) return undefined;
+    const expiresAt: string | null = row.expiresAt ?? null;
     if (row.kind === 'agent') {
-      return { kind: 'agent', id: row.principalId, keyId: row.keyId, workspaceId: row.workspaceId, sponsorUserId: row.sponsorUserId, role: row.role };
+      return { principal: { kind: 'agent', id: row.principalId, keyId: row.keyId, workspaceId: row.workspaceId, sponsorUserId: row.sponsorUserId, role: row.role }, expiresAt };
     }
-    return { kind: 'user', id: row.principalId, keyId: row.keyId };
+    return { principal: { kind: 'user', id: row.principalId, keyId: row.keyId }, expiresAt };
   }
 
   async userRole(userId: string, workspaceId: string): Promise<Role | undefined> {

@@ -14,6 +14,8 @@ export interface GateQuery {
   metered: boolean;
   /** The quota's month, `YYYY-MM`. */
   period: string;
+  /** The day (UTC) a metered request is also counted under, `YYYY-MM-DD`. */
+  day: string;
   /** The rate limit's minute, when per-key rate limiting is on. */
   minute?: number;
 }
@@ -91,11 +93,15 @@ export class GateRoundTrip {
     const fresh = randomUUID();
     const scripts: (string | number)[][] = [];
     for (const [workspaceId, group] of byWorkspace) {
-      const keys = [redisKeys.authEpoch(workspaceId), redisKeys.graphGeneration(workspaceId), redisKeys.quota(workspaceId, group[0].query.period), redisKeys.quotaLimit(workspaceId)];
+      const { period, day } = group[0].query;
+      const keys = [
+        redisKeys.authEpoch(workspaceId), redisKeys.graphGeneration(workspaceId), redisKeys.quota(workspaceId, period), redisKeys.quotaLimit(workspaceId),
+        redisKeys.quotaDay(workspaceId, day),
+      ];
       const args: (string | number)[] = [];
       for (const { query } of group) {
         const mark = redisKeys.revokedKey(workspaceId, query.keyHash);
-        let at = keys.indexOf(mark, 4);
+        let at = keys.indexOf(mark, 5);
         if (at < 0) at = keys.push(mark) - 1;
         args.push(at + 1, query.metered ? 1 : 0);
       }

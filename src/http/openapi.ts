@@ -58,7 +58,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    const statuses = new Set<number>(route.access.kind === 'public' ? [] : [401, 403, 404, 503]);
+    const statuses = new Set<number>(route.access.kind === 'public' ? [] : route.access.kind === 'principal' ? [401, 503] : [401, 403, 404, 503]);
     if (route.params || route.query || route.body) statuses.add(400);
     if (route.body) for (const s of [413, 415]) statuses.add(s);
     if (route.method === 'post') for (const s of [409, 422]) statuses.add(s);

@@ -1,6 +1,6 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { Caller, Role } from '../auth/caller.js';
+import type { Caller, Principal, Role } from '../auth/caller.js';
 
 /**
  * Who may call a route.
@@ -8,11 +8,14 @@ import type { Caller, Role } from '../auth/caller.js';
  * - operator: the ADMIN_TOKEN (admin API); with `analyst`, the ANALYST_TOKEN too (read-only Cypher).
  * - workspace: a member of the `:workspaceId` in the path, with at least `minRole`;
  *   `userKeyOnly` routes answer 403 user_key_required to an agent key before any look-up.
+ * - principal: any valid API key (user or agent), on a route whose path names no workspace (the caller's own
+ *   workspaces); the handler gets the key's `principal` and no `caller`.
  */
 export type Access =
   | { kind: 'public' }
   | { kind: 'operator'; analyst?: boolean }
-  | { kind: 'workspace'; minRole: Role; userKeyOnly?: boolean };
+  | { kind: 'workspace'; minRole: Role; userKeyOnly?: boolean }
+  | { kind: 'principal' };
 
 export interface ResponseSpec {
   description: string;
@@ -32,11 +35,14 @@ export interface RouteInput<P extends TObject, Q extends TObject, B extends TSch
 }
 
 /**
- * What a handler receives: the validated input, the caller (absent on public and operator routes), and ctx.
+ * What a handler receives: the validated input, the caller (absent on public, operator and principal routes), the
+ * principal (absent on public and operator routes), and ctx.
  * On an operator route `ctx.state.operator` says which token let the request in ('admin' or 'analyst').
  */
 export interface HandlerArgs<P extends TObject, Q extends TObject, B extends TSchema> extends RouteInput<P, Q, B> {
   caller: Caller;
+  /** Who the key belongs to, on workspace and principal routes. */
+  principal: Principal;
   /** The request's id (X-Request-Id), for services that record what the request changed (operator routes). */
   requestId: string;
   ctx: Context;

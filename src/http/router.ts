@@ -4,7 +4,7 @@ import { Router } from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import isFresh from 'fresh';
 import type { Context, Middleware } from 'koa';
-import type { Caller } from '../auth/caller.js';
+import type { Caller, Principal } from '../auth/caller.js';
 import { AppError } from '../errors.js';
 import type { Admission, RequestGate } from '../gate/gate.js';
 import type { IdempotencyClaim, IdempotencyStore } from '../gate/idempotency.js';
@@ -14,7 +14,7 @@ import type { AnyRoute } from './route.js';
 import { responseProblems, validatePart } from './validation.js';
 
 export interface RouterDeps {
-  gate: Pick<RequestGate, 'admit' | 'identify'>;
+  gate: Pick<RequestGate, 'admit' | 'identify' | 'authenticate'>;
   idempotency: IdempotencyStore;
   responseCache: ResponseCache;
   adminToken?: string;
@@ -80,6 +80,14 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
   };
 }
 
+/** Any valid API key (user or agent) lets the request in; the route's path names no workspace. */
+function keyHolder(deps: RouterDeps, run: Run): Middleware {
+  return async (ctx) => {
+    ctx.state.principal = await deps.gate.authenticate(bearer(ctx));
+    return run(ctx);
+  };
+}
+
 // A route that takes no query parameters still refuses unknown ones.
 const noQuery = Type.Object({}, { additionalProperties: false });
 
@@ -100,7 +108,8 @@ function handle(route: AnyRoute, deps: RouterDeps): Run {
     if ((ctx.request.length ?? 0) >= largeBodyBytes) await yieldToEventLoop();
     const requestId = String(ctx.state.requestId);
     const caller = (admission ? { ...admission.caller, requestId } : undefined) as Caller;
-    const handler = () => route.handler({ params, query, body, caller, requestId, ctx } as never);
+    const principal = (admission?.caller.principal ?? ctx.state.principal) as Principal;
+    const handler = () => route.handler({ params, query, body, caller, principal, requestId, ctx } as never);
     const claim = await claimIdempotencyKey(ctx, route, deps.idempotency, caller, body);
     if (claim?.replay) {
       ctx.status = claim.replay.status;
@@ -183,7 +192,9 @@ function pipelineOf(route: AnyRoute, deps: RouterDeps): Middleware {
       ? operatorOnly(route as AnyRoute & { access: { kind: 'operator' } }, deps, run)
       : route.access.kind === 'workspace'
         ? workspaceMember(route as AnyRoute & { access: { kind: 'workspace' } }, deps, run)
-        : (ctx) => run(ctx);
+        : route.access.kind === 'principal'
+          ? keyHolder(deps, run)
+          : (ctx) => run(ctx);
   return (ctx, next) => {
     // The route's pattern labels metrics and logs; the raw URL never does.
     ctx.state.route = route.path;

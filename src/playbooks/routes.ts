@@ -2,7 +2,7 @@ import { type AnyRoute, defineRoute } from '../http/route.js';
 import { WorkspacePath } from '../http/common-schemas.js';
 import type { PlaybookService } from './service.js';
 import {
-  CreateBody, CreateVersionBody, ListQuery, PlaybookDetailSchema, PlaybookListSchema, PlaybookPath, UpdateBody, VersionPath, VersionSchema,
+  CreateBody, CreateVersionBody, ListQuery, PlaybookDetailSchema, PlaybookListSchema, PlaybookPath, RollbackBody, UpdateBody, VersionPath, VersionSchema,
 } from './schemas.js';
 
 const base = { tag: 'Playbooks' } as const;
@@ -108,6 +108,22 @@ export function playbookRoutes(s: { playbooks: PlaybookService }): AnyRoute[] {
       responses: { 200: { description: 'The version', schema: VersionSchema } },
       handler: async ({ ctx, caller, params }) => {
         ctx.body = await s.playbooks.getVersion(caller, params.playbookId, params.versionId);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId/versions/:versionId/rollback', operationId: 'rollbackPlaybookVersion',
+      summary: 'Roll back: a new draft with the content of this older version',
+      description:
+        'Creates a new draft version, numbered one above the highest, whose content is a copy of this version’s (whatever its status), ' +
+        'as POST …/versions with basedOnVersionId does; the body (optional) may give its changeNote. The approved version stays ' +
+        'approved until the new draft is approved. A version of another playbook or workspace is 404. ' +
+        `Audit action playbook.version.rolled_back. ${archivedNote}`,
+      access: editors, params: VersionPath, body: RollbackBody,
+      responses: { 201: { description: 'The new draft version', schema: VersionSchema } },
+      errors: [409],
+      handler: async ({ ctx, caller, params, body }) => {
+        ctx.status = 201;
+        ctx.body = await s.playbooks.rollbackVersion(caller, params.playbookId, params.versionId, body);
       },
     }),
     defineRoute({

@@ -114,6 +114,8 @@ export const CreateVersionBody = Strict({
   changeNote: Type.Optional(ChangeNote),
 });
 
+export const RollbackBody = Strict({ changeNote: Type.Optional(ChangeNote) });
+
 export const PlaybookPath = Strict({ workspaceId: Id('Workspace id'), playbookId: Id('Playbook id') });
 export const VersionPath = Strict({ workspaceId: Id('Workspace id'), playbookId: Id('Playbook id'), versionId: Id('Version id') });
 

@@ -176,6 +176,32 @@ export class PlaybookService {
     if (input.content === undefined && input.basedOnVersionId === undefined) {
       throw invalidField('/content', 'is required (or basedOnVersionId)');
     }
+    const basedOnVersionId = input.basedOnVersionId ?? null;
+    return this.addVersion(caller, playbookId, input, 'Version named by basedOnVersionId', (version) => ({
+      action: 'playbook.version.created',
+      after: { versionNumber: version.versionNumber, status: version.status, changeNote: version.changeNote, basedOnVersionId },
+    }));
+  }
+
+  /**
+   * Rolls back: a new draft whose content is that of `versionId` (any status), made exactly as createVersion
+   * makes one copied with basedOnVersionId; the approved version stays approved until the draft is approved.
+   */
+  async rollbackVersion(caller: Caller, playbookId: string, versionId: string, input: { changeNote?: string | null }): Promise<Version> {
+    return this.addVersion(caller, playbookId, { basedOnVersionId: versionId, changeNote: input.changeNote }, 'Playbook version', (version) => ({
+      action: 'playbook.version.rolled_back',
+      after: { versionNumber: version.versionNumber, status: version.status, changeNote: version.changeNote, rolledBackToVersionId: versionId },
+    }));
+  }
+
+  /** The one path that adds a version: under the playbook's lock, with its audit event in the same transaction. */
+  private async addVersion(
+    caller: Caller,
+    playbookId: string,
+    input: { content?: Record<string, unknown>; basedOnVersionId?: string; changeNote?: string | null },
+    missingSource: string,
+    describe: (version: Version) => { action: string; after: Record<string, unknown> },
+  ): Promise<Version> {
     const now = this.now();
     const created = await this.repo.withLockedPlaybook(caller.workspaceId, playbookId, now, async (tx, state) => {
       if (state.archived) throw archivedConflict();
@@ -189,11 +215,9 @@ export class PlaybookService {
         createdBy: caller.principal.id,
         now,
       });
-      if (!version) throw notFound('Version named by basedOnVersionId');
-      await recordAudit(tx, stampOf(caller, now), {
-        action: 'playbook.version.created', workspaceId: caller.workspaceId, targetIds: [playbookId, version.id],
-        after: { versionNumber: version.versionNumber, status: version.status, changeNote: version.changeNote, basedOnVersionId: input.basedOnVersionId ?? null },
-      });
+      if (!version) throw notFound(missingSource);
+      const { action, after } = describe(version);
+      await recordAudit(tx, stampOf(caller, now), { action, workspaceId: caller.workspaceId, targetIds: [playbookId, version.id], after });
       return version;
     });
     if (!created) throw notFound('Playbook');

@@ -4,11 +4,11 @@ import { Description, Id, Nullable, NullableTimestamp, Strict, Timestamp, litera
 /** The actions a subscription may ask for: the changes other systems react to (docs/api.md, "Webhooks"). */
 export const webhookEventTypes = [
   'playbook.created', 'playbook.updated', 'playbook.archived', 'playbook.restored',
-  'playbook.version.created', 'playbook.version.approved',
+  'playbook.version.created', 'playbook.version.approved', 'playbook.version.rolled_back',
   'node.created', 'node.updated', 'node.archived', 'node.restored', 'node.imported', 'workspace.imported',
   'link.created', 'link.deleted',
   'feedback.created', 'feedback.resolved', 'feedback.dismissed', 'feedback.reopened',
-  'agent.created', 'agent.updated', 'agent.deactivated', 'agent.reactivated', 'agent.key.created', 'agent.key.revoked',
+  'agent.created', 'agent.updated', 'agent.deactivated', 'agent.reactivated', 'agent.key.created', 'agent.key.revoked', 'agent.key.rotated',
   'quota.warning', 'quota.exhausted',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];

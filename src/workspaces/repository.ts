@@ -11,6 +11,11 @@ export class WorkspaceRepository {
     return row?.workspace;
   }
 
+  /** The workspaces a user is a member of, with the role, oldest membership first. */
+  async forUser(userId: string): Promise<{ workspace: Omit<Workspace, 'monthlyRetrievalLimit'>; role: Role }[]> {
+    return this.graph.read('auth/workspaces-of-user', { userId });
+  }
+
   async members(workspaceId: string): Promise<Member[]> {
     const rows = await this.graph.read('workspaces/list-members', { workspaceId });
     return rows.map((r) => r.member);

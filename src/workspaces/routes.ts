@@ -13,6 +13,17 @@ const owners = { kind: 'workspace', minRole: 'owner', userKeyOnly: true } as con
 export function workspaceRoutes(s: { workspaces: WorkspaceService }): AnyRoute[] {
   return [
     defineRoute({
+      ...base, method: 'get', path: '/api/v1/workspaces', operationId: 'listWorkspaces', summary: 'The workspaces the caller’s key reaches',
+      description:
+        'Any valid key. A user key: every workspace the user is a member of, with the user’s role there, oldest membership first. ' +
+        'An agent key: the agent’s own workspace, with the role the agent acts with. Each item is what GET /api/v1/workspaces/{id} answers.',
+      access: { kind: 'principal' },
+      responses: { 200: { description: 'The workspaces', schema: Type.Object({ workspaces: Type.Array(WorkspaceSchema) }) } },
+      handler: async ({ ctx, principal }) => {
+        ctx.body = { workspaces: await s.workspaces.mine(principal) };
+      },
+    }),
+    defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId', operationId: 'getWorkspace', summary: 'The workspace, with the caller’s role',
       access: { kind: 'workspace', minRole: 'viewer' }, params: WorkspacePath,
       responses: { 200: { description: 'The workspace', schema: WorkspaceSchema } },

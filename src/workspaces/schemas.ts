@@ -29,6 +29,9 @@ export const UsageSchema = Type.Object({
   limit: Type.Integer(),
   remaining: Type.Integer(),
   resetsAt: Timestamp,
+  days: Type.Array(Type.Object({ date: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }), retrievals: Type.Integer({ minimum: 0 }) }), {
+    description: 'Every day of the month so far (UTC), oldest first, with the retrievals counted that day (bundles and manifests answered 200 or 304)',
+  }),
 });
 export const MemberSchema = Type.Object({ userId: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: RoleSchema, joinedAt: Timestamp });
 

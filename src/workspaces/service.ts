@@ -1,5 +1,5 @@
 import { stampOf } from '../audit/recorder.js';
-import type { Caller, Role } from '../auth/caller.js';
+import type { Caller, Principal, Role } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import type { Usage } from '../gate/gate.js';
 import type { ServiceDeps } from '../service-deps.js';
@@ -14,8 +14,24 @@ export class WorkspaceService {
   }
 
   async get(caller: Caller): Promise<WorkspaceView> {
-    const ws = await this.require(caller.workspaceId);
-    return { id: ws.id, name: ws.name, plan: ws.plan, parentWorkspaceId: ws.parentWorkspaceId ?? null, role: caller.role, createdAt: ws.createdAt };
+    return this.view(await this.require(caller.workspaceId), caller.role);
+  }
+
+  /**
+   * The workspaces a key reaches: a user's every membership with its role (oldest first); an agent's one
+   * workspace with the role it acts with (already capped by its sponsor's).
+   */
+  async mine(principal: Principal): Promise<WorkspaceView[]> {
+    if (principal.kind === 'agent') {
+      const ws = await this.repo.get(principal.workspaceId);
+      return ws ? [this.view(ws, principal.role)] : [];
+    }
+    const rows = await this.repo.forUser(principal.id);
+    return rows.map((r) => this.view(r.workspace, r.role));
+  }
+
+  private view(ws: Omit<Workspace, 'monthlyRetrievalLimit'>, role: Role): WorkspaceView {
+    return { id: ws.id, name: ws.name, plan: ws.plan, parentWorkspaceId: ws.parentWorkspaceId ?? null, role, createdAt: ws.createdAt };
   }
 
   usage(caller: Caller): Promise<Usage> {

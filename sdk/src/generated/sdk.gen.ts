@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AddMemberData, AddMemberErrors, AddMemberResponses, AdminCreateUserData, AdminCreateUserErrors, AdminCreateUserKeyData, AdminCreateUserKeyErrors, AdminCreateUserKeyResponses, AdminCreateUserResponses, AdminCreateWorkspaceData, AdminCreateWorkspaceErrors, AdminCreateWorkspaceResponses, AdminListAuditEventsData, AdminListAuditEventsErrors, AdminListAuditEventsResponses, AdminRevokeUserKeyData, AdminRevokeUserKeyErrors, AdminRevokeUserKeyResponses, AdminUpdateWorkspaceData, AdminUpdateWorkspaceErrors, AdminUpdateWorkspaceResponses, ApprovePlaybookVersionData, ApprovePlaybookVersionErrors, ApprovePlaybookVersionResponses, ArchiveContextNodeData, ArchiveContextNodeErrors, ArchiveContextNodeResponses, ArchivePlaybookData, ArchivePlaybookErrors, ArchivePlaybookResponses, ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, ContextUpdatesData, ContextUpdatesErrors, ContextUpdatesResponses, CreateAgentKeyData, CreateAgentKeyErrors, CreateAgentKeyResponses, CreateAnnotationData, CreateAnnotationErrors, CreateAnnotationResponses, CreateContextNodeData, CreateContextNodeErrors, CreateContextNodeResponses, CreateFeedbackData, CreateFeedbackErrors, CreateFeedbackResponses, CreateNodeLinkData, CreateNodeLinkErrors, CreateNodeLinkResponses, CreatePlaybookData, CreatePlaybookErrors, CreatePlaybookLinkData, CreatePlaybookLinkErrors, CreatePlaybookLinkResponses, CreatePlaybookResponses, CreatePlaybookVersionData, CreatePlaybookVersionErrors, CreatePlaybookVersionResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateAgentData, DeactivateAgentErrors, DeactivateAgentResponses, DeleteAnnotationData, DeleteAnnotationErrors, DeleteAnnotationResponses, DeleteNodeLinkData, DeleteNodeLinkErrors, DeleteNodeLinkResponses, DeletePlaybookLinkData, DeletePlaybookLinkErrors, DeletePlaybookLinkResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DocsAssetData, DocsAssetErrors, DocsAssetResponses, DocsData, DocsResponses, ExportWorkspaceData, ExportWorkspaceErrors, ExportWorkspaceResponses, FollowLinksData, FollowLinksErrors, FollowLinksResponses, GetAgentData, GetAgentErrors, GetAgentResponses, GetBundleData, GetBundleErrors, GetBundleResponses, GetContextNodeData, GetContextNodeErrors, GetContextNodeResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetPlaybookData, GetPlaybookErrors, GetPlaybookResponses, GetPlaybookVersionData, GetPlaybookVersionErrors, GetPlaybookVersionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, HealthData, HealthResponses, ImportContextNodesData, ImportContextNodesErrors, ImportContextNodesResponses, ImportWorkspaceData, ImportWorkspaceErrors, ImportWorkspaceResponses, ListAgentKeysData, ListAgentKeysErrors, ListAgentKeysResponses, ListAgentsData, ListAgentsErrors, ListAgentsResponses, ListAnnotationsData, ListAnnotationsErrors, ListAnnotationsResponses, ListAuditEventsData, ListAuditEventsErrors, ListAuditEventsResponses, ListContextNodesData, ListContextNodesErrors, ListContextNodesResponses, ListFeedbackData, ListFeedbackErrors, ListFeedbackResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListPlaybooksData, ListPlaybooksErrors, ListPlaybooksResponses, ListReportsData, ListReportsErrors, ListReportsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, McpData, McpErrors, McpResponses, MetricsData, MetricsErrors, MetricsResponses, OpenApiData, OpenApiResponses, ReactivateAgentData, ReactivateAgentErrors, ReactivateAgentResponses, ReadyData, ReadyErrors, ReadyResponses, RedeliverWebhookData, RedeliverWebhookErrors, RedeliverWebhookResponses, RegisterAgentData, RegisterAgentErrors, RegisterAgentResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreContextNodeData, RestoreContextNodeErrors, RestoreContextNodeResponses, RestorePlaybookData, RestorePlaybookErrors, RestorePlaybookResponses, RevokeAgentKeyData, RevokeAgentKeyErrors, RevokeAgentKeyResponses, RunCypherData, RunCypherErrors, RunCypherResponses, RunReportFeedbackSummaryData, RunReportFeedbackSummaryErrors, RunReportFeedbackSummaryResponses, RunReportHubsData, RunReportHubsErrors, RunReportHubsResponses, RunReportNearDuplicateTitlesData, RunReportNearDuplicateTitlesErrors, RunReportNearDuplicateTitlesResponses, RunReportOrphansData, RunReportOrphansErrors, RunReportOrphansResponses, RunReportPlaybooksAwaitingApprovalData, RunReportPlaybooksAwaitingApprovalErrors, RunReportPlaybooksAwaitingApprovalResponses, RunReportRequiresCyclesData, RunReportRequiresCyclesErrors, RunReportRequiresCyclesResponses, RunReportRetrievalsPerAgentData, RunReportRetrievalsPerAgentErrors, RunReportRetrievalsPerAgentResponses, RunReportStaleContextData, RunReportStaleContextErrors, RunReportStaleContextResponses, RunReportUnreachedNodesData, RunReportUnreachedNodesErrors, RunReportUnreachedNodesResponses, RunReportUnresolvedWikilinksData, RunReportUnresolvedWikilinksErrors, RunReportUnresolvedWikilinksResponses, TriageFeedbackData, TriageFeedbackErrors, TriageFeedbackResponses, UpdateAgentData, UpdateAgentErrors, UpdateAgentResponses, UpdateContextNodeData, UpdateContextNodeErrors, UpdateContextNodeResponses, UpdatePlaybookData, UpdatePlaybookErrors, UpdatePlaybookResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
+import type { AddMemberData, AddMemberErrors, AddMemberResponses, AdminCreateUserData, AdminCreateUserErrors, AdminCreateUserKeyData, AdminCreateUserKeyErrors, AdminCreateUserKeyResponses, AdminCreateUserResponses, AdminCreateWorkspaceData, AdminCreateWorkspaceErrors, AdminCreateWorkspaceResponses, AdminListAuditEventsData, AdminListAuditEventsErrors, AdminListAuditEventsResponses, AdminRevokeUserKeyData, AdminRevokeUserKeyErrors, AdminRevokeUserKeyResponses, AdminUpdateWorkspaceData, AdminUpdateWorkspaceErrors, AdminUpdateWorkspaceResponses, ApprovePlaybookVersionData, ApprovePlaybookVersionErrors, ApprovePlaybookVersionResponses, ArchiveContextNodeData, ArchiveContextNodeErrors, ArchiveContextNodeResponses, ArchivePlaybookData, ArchivePlaybookErrors, ArchivePlaybookResponses, ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, ContextUpdatesData, ContextUpdatesErrors, ContextUpdatesResponses, CreateAgentKeyData, CreateAgentKeyErrors, CreateAgentKeyResponses, CreateAnnotationData, CreateAnnotationErrors, CreateAnnotationResponses, CreateContextNodeData, CreateContextNodeErrors, CreateContextNodeResponses, CreateFeedbackData, CreateFeedbackErrors, CreateFeedbackResponses, CreateNodeLinkData, CreateNodeLinkErrors, CreateNodeLinkResponses, CreatePlaybookData, CreatePlaybookErrors, CreatePlaybookLinkData, CreatePlaybookLinkErrors, CreatePlaybookLinkResponses, CreatePlaybookResponses, CreatePlaybookVersionData, CreatePlaybookVersionErrors, CreatePlaybookVersionResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateAgentData, DeactivateAgentErrors, DeactivateAgentResponses, DeleteAnnotationData, DeleteAnnotationErrors, DeleteAnnotationResponses, DeleteNodeLinkData, DeleteNodeLinkErrors, DeleteNodeLinkResponses, DeletePlaybookLinkData, DeletePlaybookLinkErrors, DeletePlaybookLinkResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DocsAssetData, DocsAssetErrors, DocsAssetResponses, DocsData, DocsResponses, ExportWorkspaceData, ExportWorkspaceErrors, ExportWorkspaceResponses, FollowLinksData, FollowLinksErrors, FollowLinksResponses, GetAgentData, GetAgentErrors, GetAgentResponses, GetBundleData, GetBundleErrors, GetBundleResponses, GetContextNodeData, GetContextNodeErrors, GetContextNodeResponses, GetGraphData, GetGraphErrors, GetGraphResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetPlaybookData, GetPlaybookErrors, GetPlaybookResponses, GetPlaybookVersionData, GetPlaybookVersionErrors, GetPlaybookVersionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, HealthData, HealthResponses, ImportContextNodesData, ImportContextNodesErrors, ImportContextNodesResponses, ImportWorkspaceData, ImportWorkspaceErrors, ImportWorkspaceResponses, ListAgentKeysData, ListAgentKeysErrors, ListAgentKeysResponses, ListAgentsData, ListAgentsErrors, ListAgentsResponses, ListAnnotationsData, ListAnnotationsErrors, ListAnnotationsResponses, ListAuditEventsData, ListAuditEventsErrors, ListAuditEventsResponses, ListContextNodesData, ListContextNodesErrors, ListContextNodesResponses, ListFeedbackData, ListFeedbackErrors, ListFeedbackResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListPlaybooksData, ListPlaybooksErrors, ListPlaybooksResponses, ListReportsData, ListReportsErrors, ListReportsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, ListWorkspacesData, ListWorkspacesErrors, ListWorkspacesResponses, McpData, McpErrors, McpResponses, MetricsData, MetricsErrors, MetricsResponses, OpenApiData, OpenApiResponses, ReactivateAgentData, ReactivateAgentErrors, ReactivateAgentResponses, ReadyData, ReadyErrors, ReadyResponses, RedeliverWebhookData, RedeliverWebhookErrors, RedeliverWebhookResponses, RegisterAgentData, RegisterAgentErrors, RegisterAgentResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreContextNodeData, RestoreContextNodeErrors, RestoreContextNodeResponses, RestorePlaybookData, RestorePlaybookErrors, RestorePlaybookResponses, RevokeAgentKeyData, RevokeAgentKeyErrors, RevokeAgentKeyResponses, RollbackPlaybookVersionData, RollbackPlaybookVersionErrors, RollbackPlaybookVersionResponses, RotateAgentKeyData, RotateAgentKeyErrors, RotateAgentKeyResponses, RunCypherData, RunCypherErrors, RunCypherResponses, RunReportFeedbackSummaryData, RunReportFeedbackSummaryErrors, RunReportFeedbackSummaryResponses, RunReportHubsData, RunReportHubsErrors, RunReportHubsResponses, RunReportNearDuplicateTitlesData, RunReportNearDuplicateTitlesErrors, RunReportNearDuplicateTitlesResponses, RunReportOrphansData, RunReportOrphansErrors, RunReportOrphansResponses, RunReportPlaybooksAwaitingApprovalData, RunReportPlaybooksAwaitingApprovalErrors, RunReportPlaybooksAwaitingApprovalResponses, RunReportRequiresCyclesData, RunReportRequiresCyclesErrors, RunReportRequiresCyclesResponses, RunReportRetrievalsPerAgentData, RunReportRetrievalsPerAgentErrors, RunReportRetrievalsPerAgentResponses, RunReportStaleContextData, RunReportStaleContextErrors, RunReportStaleContextResponses, RunReportUnreachedNodesData, RunReportUnreachedNodesErrors, RunReportUnreachedNodesResponses, RunReportUnresolvedWikilinksData, RunReportUnresolvedWikilinksErrors, RunReportUnresolvedWikilinksResponses, TriageFeedbackData, TriageFeedbackErrors, TriageFeedbackResponses, UpdateAgentData, UpdateAgentErrors, UpdateAgentResponses, UpdateContextNodeData, UpdateContextNodeErrors, UpdateContextNodeResponses, UpdatePlaybookData, UpdatePlaybookErrors, UpdatePlaybookResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -77,6 +77,17 @@ export const adminUpdateWorkspace = <ThrowOnError extends boolean = false>(optio
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * The workspaces the caller’s key reaches
+ *
+ * Any valid key. A user key: every workspace the user is a member of, with the user’s role there, oldest membership first. An agent key: the agent’s own workspace, with the role the agent acts with. Each item is what GET /api/v1/workspaces/{id} answers.
+ */
+export const listWorkspaces = <ThrowOnError extends boolean = false>(options?: Options<ListWorkspacesData, ThrowOnError>) => (options?.client ?? client).get<ListWorkspacesResponses, ListWorkspacesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces',
+    ...options
 });
 
 /**
@@ -246,6 +257,21 @@ export const getPlaybookVersion = <ThrowOnError extends boolean = false>(options
 });
 
 /**
+ * Roll back: a new draft with the content of this older version
+ *
+ * Creates a new draft version, numbered one above the highest, whose content is a copy of this version’s (whatever its status), as POST …/versions with basedOnVersionId does; the body (optional) may give its changeNote. The approved version stays approved until the new draft is approved. A version of another playbook or workspace is 404. Audit action playbook.version.rolled_back. An archived playbook cannot be changed (409 conflict) until it is restored.
+ */
+export const rollbackPlaybookVersion = <ThrowOnError extends boolean = false>(options: Options<RollbackPlaybookVersionData, ThrowOnError>) => (options.client ?? client).post<RollbackPlaybookVersionResponses, RollbackPlaybookVersionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/playbooks/{playbookId}/versions/{versionId}/rollback',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Approve a draft version
  *
  * The version becomes approved (the active version) and the previously approved version, if any, becomes deprecated in the same transaction. Only a draft can be approved: anything else is 409 version_not_draft. No body. An archived playbook cannot be changed (409 conflict) until it is restored.
@@ -331,7 +357,7 @@ export const reactivateAgent = <ThrowOnError extends boolean = false>(options: O
 /**
  * The agent’s active keys, prefix only
  *
- * Revoked keys are not listed. Only the agent’s sponsor or a workspace owner (403 insufficient_role otherwise).
+ * Revoked and expired keys are not listed; a rotated key is listed, with its expiresAt, until it expires. Only the agent’s sponsor or a workspace owner (403 insufficient_role otherwise).
  */
 export const listAgentKeys = <ThrowOnError extends boolean = false>(options: Options<ListAgentKeysData, ThrowOnError>) => (options.client ?? client).get<ListAgentKeysResponses, ListAgentKeysErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -347,6 +373,21 @@ export const listAgentKeys = <ThrowOnError extends boolean = false>(options: Opt
 export const createAgentKey = <ThrowOnError extends boolean = false>(options: Options<CreateAgentKeyData, ThrowOnError>) => (options.client ?? client).post<CreateAgentKeyResponses, CreateAgentKeyErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/workspaces/{workspaceId}/agents/{agentId}/keys',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Rotate an agent key: a new key, the old one kept working for a grace period
+ *
+ * Creates a new key (in full in this answer only, as createAgentKey answers it) and keeps the old key working for graceSeconds (default 86400, at most 604800 = 7 days), after which it is refused (401) like a revoked key, on every API process; both are listed with their expiresAt meanwhile. graceSeconds 0 revokes the old key at once. A revoked or expired key is 409 key_not_active; a key already rotated (it has an expiresAt) is 409 key_already_rotated; a deactivated agent is 409 conflict. Only the agent’s sponsor or a workspace owner (403 insufficient_role otherwise).
+ */
+export const rotateAgentKey = <ThrowOnError extends boolean = false>(options: Options<RotateAgentKeyData, ThrowOnError>) => (options.client ?? client).post<RotateAgentKeyResponses, RotateAgentKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/agents/{agentId}/keys/{keyId}/rotate',
     ...options,
     headers: {
         'Content-Type': 'application/json',
@@ -499,6 +540,17 @@ export const createPlaybookLink = <ThrowOnError extends boolean = false>(options
 export const deletePlaybookLink = <ThrowOnError extends boolean = false>(options: Options<DeletePlaybookLinkData, ThrowOnError>) => (options.client ?? client).delete<DeletePlaybookLinkResponses, DeletePlaybookLinkErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/workspaces/{workspaceId}/playbooks/{playbookId}/links/{linkId}',
+    ...options
+});
+
+/**
+ * Playbooks, context nodes and their links, for a graph view
+ *
+ * The whole workspace, or with playbookId the playbook’s neighbourhood: what its links reach, followed either way (through other playbooks too), up to depth hops. Archived context nodes and playbooks, and links through them, are left out unless includeArchived. At most limit nodes (truncated says whether more matched); links are every link among the nodes answered. A playbook not in this workspace is 404. Answers carry an ETag that changes with the workspace’s graph.
+ */
+export const getGraph = <ThrowOnError extends boolean = false>(options: Options<GetGraphData, ThrowOnError>) => (options.client ?? client).get<GetGraphResponses, GetGraphErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workspaces/{workspaceId}/graph',
     ...options
 });
 

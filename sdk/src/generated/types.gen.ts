@@ -389,6 +389,47 @@ export type AdminUpdateWorkspaceResponses = {
 
 export type AdminUpdateWorkspaceResponse = AdminUpdateWorkspaceResponses[keyof AdminUpdateWorkspaceResponses];
 
+export type ListWorkspacesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/workspaces';
+};
+
+export type ListWorkspacesErrors = {
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ListWorkspacesError = ListWorkspacesErrors[keyof ListWorkspacesErrors];
+
+export type ListWorkspacesResponses = {
+    /**
+     * The workspaces
+     */
+    200: {
+        workspaces: Array<{
+            id: string;
+            name: string;
+            plan: string;
+            parentWorkspaceId: string | null;
+            role: 'viewer' | 'editor' | 'owner';
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+        }>;
+    };
+};
+
+export type ListWorkspacesResponse = ListWorkspacesResponses[keyof ListWorkspacesResponses];
+
 export type GetWorkspaceData = {
     body?: never;
     path: {
@@ -503,6 +544,13 @@ export type GetUsageResponses = {
          * ISO 8601 UTC with milliseconds
          */
         resetsAt: string;
+        /**
+         * Every day of the month so far (UTC), oldest first, with the retrievals counted that day (bundles and manifests answered 200 or 304)
+         */
+        days: Array<{
+            date: string;
+            retrievals: number;
+        }>;
     };
 };
 
@@ -1765,6 +1813,108 @@ export type GetPlaybookVersionResponses = {
 
 export type GetPlaybookVersionResponse = GetPlaybookVersionResponses[keyof GetPlaybookVersionResponses];
 
+export type RollbackPlaybookVersionData = {
+    body?: {
+        changeNote?: string;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+        /**
+         * Playbook id
+         */
+        playbookId: string;
+        /**
+         * Version id
+         */
+        versionId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/playbooks/{playbookId}/versions/{versionId}/rollback';
+};
+
+export type RollbackPlaybookVersionErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RollbackPlaybookVersionError = RollbackPlaybookVersionErrors[keyof RollbackPlaybookVersionErrors];
+
+export type RollbackPlaybookVersionResponses = {
+    /**
+     * The new draft version
+     */
+    201: {
+        id: string;
+        versionNumber: number;
+        status: 'draft' | 'approved' | 'deprecated';
+        /**
+         * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
+         */
+        content: {
+            [key: string]: unknown;
+        };
+        changeNote: string | null;
+        /**
+         * ISO 8601 UTC with milliseconds
+         */
+        createdAt: string;
+        /**
+         * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
+         */
+        createdBy: string;
+        approvedAt: string | null;
+    };
+};
+
+export type RollbackPlaybookVersionResponse = RollbackPlaybookVersionResponses[keyof RollbackPlaybookVersionResponses];
+
 export type ApprovePlaybookVersionData = {
     body?: never;
     path: {
@@ -2384,6 +2534,10 @@ export type ListAgentKeysResponses = {
              * Recorded in batches: may lag real use by about 10 seconds
              */
             lastUsedAt: string | null;
+            /**
+             * When a rotated key stops working (it is not listed after); null: until revoked
+             */
+            expiresAt: string | null;
         }>;
     };
 };
@@ -2482,6 +2636,117 @@ export type CreateAgentKeyResponses = {
 };
 
 export type CreateAgentKeyResponse = CreateAgentKeyResponses[keyof CreateAgentKeyResponses];
+
+export type RotateAgentKeyData = {
+    body?: {
+        /**
+         * How long the old key keeps working: at most 7 days; 0 revokes it at once
+         */
+        graceSeconds?: number;
+        label?: string;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+        /**
+         * Agent id
+         */
+        agentId: string;
+        /**
+         * Key id
+         */
+        keyId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/agents/{agentId}/keys/{keyId}/rotate';
+};
+
+export type RotateAgentKeyErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RotateAgentKeyError = RotateAgentKeyErrors[keyof RotateAgentKeyErrors];
+
+export type RotateAgentKeyResponses = {
+    /**
+     * The new key (in full only here) and when the old one stops working
+     */
+    201: {
+        key: {
+            id: string;
+            label: string | null;
+            /**
+             * The full key: shown in this answer only
+             */
+            key: string;
+            /**
+             * The first 12 characters of the key
+             */
+            prefix: string;
+            /**
+             * ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+        };
+        previousKey: {
+            id: string;
+            prefix: string;
+            /**
+             * When the old key stops working (now, when graceSeconds was 0)
+             */
+            expiresAt: string;
+        };
+    };
+};
+
+export type RotateAgentKeyResponse = RotateAgentKeyResponses[keyof RotateAgentKeyResponses];
 
 export type RevokeAgentKeyData = {
     body?: never;
@@ -3887,6 +4152,119 @@ export type DeletePlaybookLinkResponses = {
 };
 
 export type DeletePlaybookLinkResponse = DeletePlaybookLinkResponses[keyof DeletePlaybookLinkResponses];
+
+export type GetGraphData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: {
+        /**
+         * Only this playbook’s neighbourhood: what its links reach, followed either way, up to depth hops
+         */
+        playbookId?: string;
+        /**
+         * Hops from the playbook (with playbookId only)
+         */
+        depth?: number;
+        /**
+         * Also archived context nodes and playbooks (and links through them)
+         */
+        includeArchived?: boolean;
+        /**
+         * Most nodes answered; links are those among the nodes answered
+         */
+        limit?: number;
+    };
+    url: '/api/v1/workspaces/{workspaceId}/graph';
+};
+
+export type GetGraphErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type GetGraphError = GetGraphErrors[keyof GetGraphErrors];
+
+export type GetGraphResponses = {
+    /**
+     * Nodes, links and whether the nodes were cut at limit
+     */
+    200: {
+        /**
+         * With playbookId: the closest first (the playbook itself first); otherwise playbooks first; then higher importance, then id
+         */
+        nodes: Array<{
+            id: string;
+            /**
+             * node: a context node (cn_…); playbook: a playbook (pb_…)
+             */
+            kind: 'node' | 'playbook';
+            slug: string;
+            title: string;
+            nodeType: string | null;
+            importance: number | null;
+            /**
+             * A context node: live or archived; a playbook: active or archived
+             */
+            status: 'live' | 'archived' | 'active';
+        }>;
+        /**
+         * Every link among the nodes answered, by id
+         */
+        links: Array<{
+            id: string;
+            /**
+             * Id of the source (a context node or a playbook)
+             */
+            from: string;
+            /**
+             * Id of the target context node
+             */
+            to: string;
+            type: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+            /**
+             * wikilink: made from a [[slug]] in the source’s content
+             */
+            origin: 'manual' | 'wikilink';
+        }>;
+        /**
+         * More nodes matched than limit: the ones past it were left out
+         */
+        truncated: boolean;
+    };
+};
+
+export type GetGraphResponse = GetGraphResponses[keyof GetGraphResponses];
 
 export type GetBundleData = {
     body?: never;
@@ -6862,7 +7240,7 @@ export type CreateWebhookData = {
          * http(s) URL the events are POSTed to
          */
         url: string;
-        eventTypes: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'node.imported' | 'workspace.imported' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'quota.warning' | 'quota.exhausted'>;
+        eventTypes: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'playbook.version.rolled_back' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'node.imported' | 'workspace.imported' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'agent.key.rotated' | 'quota.warning' | 'quota.exhausted'>;
         description?: string;
     };
     headers?: {
@@ -7085,7 +7463,7 @@ export type UpdateWebhookData = {
          * http(s) URL the events are POSTed to
          */
         url?: string;
-        eventTypes?: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'node.imported' | 'workspace.imported' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'quota.warning' | 'quota.exhausted'>;
+        eventTypes?: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'playbook.version.rolled_back' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'node.imported' | 'workspace.imported' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'agent.key.rotated' | 'quota.warning' | 'quota.exhausted'>;
         description?: string | null;
         status?: 'active' | 'disabled';
     };
