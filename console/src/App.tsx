@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect } from 'react';
-import { Link, Redirect, Route, Switch, useLocation, useParams } from 'wouter';
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { session, useSession } from './session.ts';
 import { Loading } from './ui.tsx';
 import { SignIn } from './pages/SignIn.tsx';
@@ -27,13 +27,13 @@ const sections = [
 ] as const;
 
 function WorkspaceNav() {
-  const { ws } = useParams<{ ws: string }>();
+  // Inside the workspace's nested router: paths are relative to /w/:ws.
   const [location] = useLocation();
   return (
     <nav aria-label="Workspace" className="sections">
       <ul>
         {sections.map(([path, label]) => {
-          const href = `/w/${ws}/${path}`;
+          const href = `/${path}`;
           const current = location === href || location.startsWith(`${href}/`);
           return (
             <li key={path}>

@@ -1,12 +1,16 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { messageOf } from './api.ts';
 
-/** Page title (h1, focused on navigation so screen readers announce the new page) and document title. */
+// The first page of a load keeps the browser's own focus start (so Tab reaches the skip link first).
+let firstTitle = true;
+
+/** Page title (h1, focused on in-app navigation so screen readers announce the new page) and document title. */
 export function PageTitle({ children, text }: { children?: ReactNode; text: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${text} · Playbooks console`;
-    ref.current?.focus({ preventScroll: true });
+    if (firstTitle) firstTitle = false;
+    else ref.current?.focus({ preventScroll: true });
   }, [text]);
   return (
     <h1 ref={ref} tabIndex={-1}>

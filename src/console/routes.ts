@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { AppError } from '../errors.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
@@ -64,7 +65,9 @@ export function consoleRoutes(dir = consoleDir): AnyRoute[] {
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = html;
   };
-  const base = { tag: 'Console', access: { kind: 'public' as const }, responses: { 200: { description: 'The console' } }, errors: [404] };
+  // Client routes carry their own query strings (?playbook=…), which the page reads, not the server.
+  const query = Type.Object({}, { additionalProperties: true });
+  const base = { tag: 'Console', access: { kind: 'public' as const }, query, responses: { 200: { description: 'The console' } }, errors: [404] };
   return [
     defineRoute({ ...base, method: 'get', path: '/console', operationId: 'console', summary: 'The web console', handler: page }),
     defineRoute({

@@ -20,7 +20,18 @@ function slugCompletion(ws: string) {
     if (context.aborted) return null;
     return {
       from: before.from + 2,
-      options: found.nodes.map((n) => ({ label: n.slug, detail: n.title, type: 'text', apply: `${n.slug}]]` })),
+      options: found.nodes.map((n) => ({
+        label: n.slug,
+        detail: n.title,
+        type: 'text',
+        // Closes the link, taking in the brackets the editor may have closed already.
+        apply: (view: EditorView, _c: unknown, from: number, to: number) => {
+          const after = view.state.sliceDoc(to, to + 2);
+          const end = to + (after === ']]' ? 2 : after.startsWith(']') ? 1 : 0);
+          const insert = `${n.slug}]]`;
+          view.dispatch({ changes: { from, to: end, insert }, selection: { anchor: from + insert.length } });
+        },
+      })),
       validFor: /^[\w-]*$/,
     };
   };

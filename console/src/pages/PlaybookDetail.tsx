@@ -49,7 +49,7 @@ export function PlaybookDetail() {
       </p>
       {p.summary && <p>{p.summary}</p>}
       <div className="actions">
-        <Link href={`~/console/w/${ws}/graph?playbook=${p.id}`} className="button">Graph and bundle preview</Link>
+        <Link href={`/graph?playbook=${p.id}`} className="button">Graph and bundle preview</Link>
         <button type="button" onClick={() => archive.mutate(Boolean(p.archivedAt))} disabled={archive.isPending}>
           {p.archivedAt ? 'Restore playbook' : 'Archive playbook'}
         </button>
