@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
@@ -12,10 +13,11 @@ export const consoleDir = path.join(projectRoot, 'dist', 'console');
  * Every asset is served from this origin; scripts and styles come from files only (no inline code), the
  * layout worker is a file of its own, and the only requests the page makes are to this same API.
  */
-export const consoleCsp = [
+export const consoleCsp = (styleNonce: string) => [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
+  // The editor (CodeMirror) writes its theme into a <style> element: it carries this response's nonce.
+  `style-src 'self' 'nonce-${styleNonce}'`,
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
@@ -43,8 +45,8 @@ function readOnce(file: string): Buffer | null {
   return files.get(file)!;
 }
 
-function securityHeaders(ctx: Parameters<AnyRoute['handler']>[0]['ctx']): void {
-  ctx.set('Content-Security-Policy', consoleCsp);
+function securityHeaders(ctx: Parameters<AnyRoute['handler']>[0]['ctx'], styleNonce = randomBytes(16).toString('base64')): void {
+  ctx.set('Content-Security-Policy', consoleCsp(styleNonce));
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Frame-Options', 'DENY');
@@ -60,10 +62,12 @@ export function consoleRoutes(dir = consoleDir): AnyRoute[] {
   const page: AnyRoute['handler'] = async ({ ctx }) => {
     const html = readOnce(path.join(dir, 'index.html'));
     if (!html) throw new AppError('not_found', 'The console is not built: run npm run build');
-    securityHeaders(ctx);
-    ctx.set('Cache-Control', 'no-cache');
+    const nonce = randomBytes(16).toString('base64');
+    securityHeaders(ctx, nonce);
+    ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = html;
+    // The page hands the nonce to the editor through a meta element (console/src/pages/NodeEditor.tsx).
+    ctx.body = html.toString('utf8').replace('<head>', `<head>\n    <meta name="csp-style-nonce" content="${nonce}" />`);
   };
   // Client routes carry their own query strings (?playbook=…), which the page reads, not the server.
   const query = Type.Object({}, { additionalProperties: true });

@@ -50,6 +50,8 @@ function MarkdownEditor({ ws, initial, onChange }: { ws: string; initial: string
         markdown(),
         markdownLanguage.data.of({ autocomplete: slugCompletion(ws) }),
         EditorView.lineWrapping,
+        // The page's CSP admits the editor's <style> element by this nonce (src/console/routes.ts).
+        EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-style-nonce"]')?.content ?? ''),
         EditorView.contentAttributes.of({ 'aria-label': 'Content (markdown)', 'aria-describedby': 'content-help' }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) changed.current(u.state.doc.toString());
