@@ -10,29 +10,48 @@ import { clientFor } from '../api.ts';
 import { type NodeType, nodeTypes } from '../node-types.ts';
 import { ErrorNote, Loading, PageTitle } from '../ui.tsx';
 
-/** `[[` opens a list of the workspace's node slugs (searched as the user types); choosing one closes the link. */
+/**
+ * `[[` opens a list of the workspace's node slugs: the first nodes by title (kept for the editor's life) matched
+ * on slug or title, plus the full-text matches of what was typed (the search does not cover slugs).
+ */
 function slugCompletion(ws: string) {
+  let known: Promise<{ slug: string; title: string }[]> | null = null;
+  const loadKnown = async () => {
+    const all: { slug: string; title: string }[] = [];
+    for (let page = 1; page <= 5; page++) {
+      const r = await clientFor(ws).nodes.page({ sort: 'title', order: 'asc', limit: 100, page });
+      all.push(...r.nodes.map((n) => ({ slug: n.slug, title: n.title })));
+      if (all.length >= r.pagination.total) break;
+    }
+    return all;
+  };
   return async (context: CompletionContext): Promise<CompletionResult | null> => {
     const before = context.matchBefore(/\[\[[^\]\n]*/);
     if (!before) return null;
-    const typed = before.text.slice(2);
-    const found = await clientFor(ws).nodes.page(typed.trim() ? { q: typed.trim(), limit: 30 } : { sort: 'title', order: 'asc', limit: 50 });
+    const typed = before.text.slice(2).trim().toLowerCase();
+    known ??= loadKnown().catch(() => []);
+    const [list, found] = await Promise.all([
+      known,
+      typed ? clientFor(ws).nodes.page({ q: typed, limit: 30 }).then((r) => r.nodes).catch(() => []) : Promise.resolve([]),
+    ]);
     if (context.aborted) return null;
+    const options = new Map<string, string>();
+    for (const n of list) if (!typed || n.slug.includes(typed) || n.title.toLowerCase().includes(typed)) options.set(n.slug, n.title);
+    for (const n of found) options.set(n.slug, n.title);
     return {
       from: before.from + 2,
-      options: found.nodes.map((n) => ({
-        label: n.slug,
-        detail: n.title,
+      options: [...options].slice(0, 100).map(([slug, title]) => ({
+        label: slug,
+        detail: title,
         type: 'text',
         // Closes the link, taking in the brackets the editor may have closed already.
         apply: (view: EditorView, _c: unknown, from: number, to: number) => {
           const after = view.state.sliceDoc(to, to + 2);
           const end = to + (after === ']]' ? 2 : after.startsWith(']') ? 1 : 0);
-          const insert = `${n.slug}]]`;
+          const insert = `${slug}]]`;
           view.dispatch({ changes: { from, to: end, insert }, selection: { anchor: from + insert.length } });
         },
       })),
-      validFor: /^[\w-]*$/,
     };
   };
 }
