@@ -4,6 +4,7 @@ import { agentRoutes } from './agents/routes.js';
 import { analystRoutes } from './analyst/routes.js';
 import { annotationRoutes } from './annotations/routes.js';
 import { auditRoutes } from './audit/routes.js';
+import { consoleRoutes } from './console/routes.js';
 import { feedbackRoutes } from './feedback/routes.js';
 import { graphRoutes } from './graph/routes.js';
 import { errorHandler } from './http/error-handler.js';
@@ -46,7 +47,8 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     version: '1.0.0',
     description: 'Version-controlled playbooks, a knowledge graph of context nodes, and the agents that retrieve them. Errors are RFC 9457 problem+json.',
   })));
-  return [...ops, ...api];
+  // The console's pages and files are served like /docs but are no part of the API's document.
+  return [...ops, ...api, ...consoleRoutes()];
 }
 
 /** The Koa application: middleware order and routers, nothing else. */

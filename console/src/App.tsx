@@ -1,0 +1,116 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect } from 'react';
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { session, useSession } from './session.ts';
+import { Loading } from './ui.tsx';
+import { SignIn } from './pages/SignIn.tsx';
+import { Workspaces } from './pages/Workspaces.tsx';
+import { Playbooks } from './pages/Playbooks.tsx';
+import { PlaybookDetail } from './pages/PlaybookDetail.tsx';
+import { Nodes } from './pages/Nodes.tsx';
+import { Feedback } from './pages/Feedback.tsx';
+import { Agents } from './pages/Agents.tsx';
+
+// The heavy pages (WebGL graph, editor, diff, chart) load on demand.
+const GraphPage = lazy(() => import('./pages/Graph.tsx'));
+const NodeEditor = lazy(() => import('./pages/NodeEditor.tsx'));
+const DiffPage = lazy(() => import('./pages/Diff.tsx'));
+const UsagePage = lazy(() => import('./pages/Usage.tsx'));
+
+const sections = [
+  ['playbooks', 'Playbooks'],
+  ['nodes', 'Context nodes'],
+  ['graph', 'Graph'],
+  ['feedback', 'Feedback'],
+  ['agents', 'Agents and keys'],
+  ['usage', 'Usage'],
+] as const;
+
+function WorkspaceNav() {
+  // Inside the workspace's nested router: paths are relative to /w/:ws.
+  const [location] = useLocation();
+  return (
+    <nav aria-label="Workspace" className="sections">
+      <ul>
+        {sections.map(([path, label]) => {
+          const href = `/${path}`;
+          const current = location === href || location.startsWith(`${href}/`);
+          return (
+            <li key={path}>
+              <Link href={href} aria-current={current ? 'page' : undefined}>
+                {label}
+              </Link>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}
+
+function WorkspaceRoutes() {
+  return (
+    <>
+      <WorkspaceNav />
+      <Suspense fallback={<Loading />}>
+        <Switch>
+          <Route path="/playbooks" component={Playbooks} />
+          <Route path="/playbooks/:pb/diff" component={DiffPage} />
+          <Route path="/playbooks/:pb" component={PlaybookDetail} />
+          <Route path="/nodes" component={Nodes} />
+          <Route path="/nodes/new" component={NodeEditor} />
+          <Route path="/nodes/:id" component={NodeEditor} />
+          <Route path="/graph" component={GraphPage} />
+          <Route path="/feedback" component={Feedback} />
+          <Route path="/agents" component={Agents} />
+          <Route path="/usage" component={UsagePage} />
+          <Route>
+            <Redirect to="/playbooks" />
+          </Route>
+        </Switch>
+      </Suspense>
+    </>
+  );
+}
+
+export function App() {
+  const { key } = useSession();
+  const queryClient = useQueryClient();
+  // Nothing read with one key is shown to the next.
+  useEffect(() => {
+    if (!key) queryClient.clear();
+  }, [key, queryClient]);
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link href="/" className="brand">
+          Playbooks console
+        </Link>
+        {key && (
+          <>
+            <Link href="/">Workspaces</Link>
+            <button type="button" onClick={() => session.signOut('You are signed out.')}>
+              Sign out
+            </button>
+          </>
+        )}
+      </header>
+      <main id="main">
+        {!key ? (
+          <SignIn />
+        ) : (
+          <Switch>
+            <Route path="/" component={Workspaces} />
+            <Route path="/w/:ws" nest component={WorkspaceRoutes} />
+            <Route>
+              <Redirect to="/" />
+            </Route>
+          </Switch>
+        )}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,226 @@
+import type { CompletionContext, CompletionResult } from '@codemirror/autocomplete';
+import { markdown, markdownLanguage } from '@codemirror/lang-markdown';
+import { EditorView, basicSetup } from 'codemirror';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import DOMPurify from 'dompurify';
+import { marked } from 'marked';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation, useParams } from 'wouter';
+import { clientFor } from '../api.ts';
+import { type NodeType, nodeTypes } from '../node-types.ts';
+import { ErrorNote, Loading, PageTitle } from '../ui.tsx';
+
+/**
+ * `[[` opens a list of the workspace's node slugs: the first nodes by title (kept for the editor's life) matched
+ * on slug or title, plus the full-text matches of what was typed (the search does not cover slugs).
+ */
+function slugCompletion(ws: string) {
+  let known: Promise<{ slug: string; title: string }[]> | null = null;
+  const loadKnown = async () => {
+    const all: { slug: string; title: string }[] = [];
+    for (let page = 1; page <= 5; page++) {
+      const r = await clientFor(ws).nodes.page({ sort: 'title', order: 'asc', limit: 100, page });
+      all.push(...r.nodes.map((n) => ({ slug: n.slug, title: n.title })));
+      if (all.length >= r.pagination.total) break;
+    }
+    return all;
+  };
+  return async (context: CompletionContext): Promise<CompletionResult | null> => {
+    const before = context.matchBefore(/\[\[[^\]\n]*/);
+    if (!before) return null;
+    const typed = before.text.slice(2).trim().toLowerCase();
+    known ??= loadKnown().catch(() => []);
+    const [list, found] = await Promise.all([
+      known,
+      typed ? clientFor(ws).nodes.page({ q: typed, limit: 30 }).then((r) => r.nodes).catch(() => []) : Promise.resolve([]),
+    ]);
+    if (context.aborted) return null;
+    const options = new Map<string, string>();
+    for (const n of list) if (!typed || n.slug.includes(typed) || n.title.toLowerCase().includes(typed)) options.set(n.slug, n.title);
+    for (const n of found) options.set(n.slug, n.title);
+    return {
+      from: before.from + 2,
+      options: [...options].slice(0, 100).map(([slug, title]) => ({
+        label: slug,
+        detail: title,
+        type: 'text',
+        // Closes the link, taking in the brackets the editor may have closed already.
+        apply: (view: EditorView, _c: unknown, from: number, to: number) => {
+          const after = view.state.sliceDoc(to, to + 2);
+          const end = to + (after === ']]' ? 2 : after.startsWith(']') ? 1 : 0);
+          const insert = `${slug}]]`;
+          view.dispatch({ changes: { from, to: end, insert }, selection: { anchor: from + insert.length } });
+        },
+      })),
+    };
+  };
+}
+
+function MarkdownEditor({ ws, initial, onChange }: { ws: string; initial: string; onChange: (text: string) => void }) {
+  const host = useRef<HTMLDivElement>(null);
+  const changed = useRef(onChange);
+  changed.current = onChange;
+  useEffect(() => {
+    const view = new EditorView({
+      parent: host.current!,
+      doc: initial,
+      extensions: [
+        basicSetup,
+        markdown(),
+        markdownLanguage.data.of({ autocomplete: slugCompletion(ws) }),
+        EditorView.lineWrapping,
+        // The page's CSP admits the editor's <style> element by this nonce (src/console/routes.ts).
+        EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-style-nonce"]')?.content ?? ''),
+        EditorView.contentAttributes.of({ 'aria-label': 'Content (markdown)', 'aria-describedby': 'content-help' }),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged) changed.current(u.state.doc.toString());
+        }),
+      ],
+    });
+    return () => view.destroy();
+    // The editor is made once per node; its own state holds the text from then on.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ws]);
+  return <div ref={host} className="editor" />;
+}
+
+function Preview({ text }: { text: string }) {
+  const html = useMemo(() => {
+    // [[slug]] reads as a link name in the preview.
+    const linked = text.replace(/\[\[([^\]\n|]+)(\|[^\]\n]*)?\]\]/g, (_m, slug: string) => `**⟦${slug.trim()}⟧**`);
+    return DOMPurify.sanitize(marked.parse(linked, { async: false }) as string);
+  }, [text]);
+  return <div className="preview" aria-label="Preview" role="region" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+interface Fields {
+  title: string;
+  description: string;
+  slug: string;
+  nodeType: NodeType;
+  importance: number;
+  readFirst: boolean;
+  edgeCaseOnly: boolean;
+  content: string;
+}
+
+const empty: Fields = { title: '', description: '', slug: '', nodeType: 'reference', importance: 50, readFirst: false, edgeCaseOnly: false, content: '' };
+
+export default function NodeEditor() {
+  const { ws, id } = useParams<{ ws: string; id?: string }>();
+  const isNew = !id;
+  const node = useQuery({ queryKey: ['node', ws, id], queryFn: () => clientFor(ws).nodes.get(id!), enabled: !isNew });
+  if (!isNew && node.isPending) return <Loading what="Loading the node" />;
+  if (!isNew && node.error) return <ErrorNote error={node.error} />;
+  const initial: Fields = node.data
+    ? { title: node.data.title, description: node.data.description, slug: node.data.slug, nodeType: node.data.nodeType, importance: node.data.importance, readFirst: node.data.readFirst, edgeCaseOnly: node.data.edgeCaseOnly, content: node.data.content }
+    : empty;
+  return <Form key={id ?? 'new'} ws={ws} id={id} initial={initial} node={node.data} />;
+}
+
+function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fields; node?: Awaited<ReturnType<ReturnType<typeof clientFor>['nodes']['get']>> }) {
+  const [fields, setFields] = useState(initial);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [, navigate] = useLocation();
+  const queryClient = useQueryClient();
+  const set = <K extends keyof Fields>(k: K, v: Fields[K]) => setFields((f) => ({ ...f, [k]: v }));
+  const save = useMutation({
+    mutationFn: async () => {
+      const body = { title: fields.title, description: fields.description, nodeType: fields.nodeType, importance: fields.importance, readFirst: fields.readFirst, edgeCaseOnly: fields.edgeCaseOnly, content: fields.content };
+      if (id) return clientFor(ws).nodes.update(id, body);
+      return clientFor(ws).nodes.create({ ...body, ...(fields.slug.trim() ? { slug: fields.slug.trim() } : {}) });
+    },
+    onSuccess: (n) => {
+      void queryClient.invalidateQueries({ queryKey: ['nodes', ws] });
+      void queryClient.invalidateQueries({ queryKey: ['graph', ws] });
+      void queryClient.invalidateQueries({ queryKey: ['node', ws, n.id] });
+      setSaved(`Saved ${n.slug}.`);
+      if (!id) navigate(`/nodes/${n.id}`);
+    },
+  });
+  const submit = (e: FormEvent) => { e.preventDefault(); save.mutate(); };
+  return (
+    <>
+      <PageTitle text={id ? `Edit ${initial.title}` : 'New context node'} />
+      <form onSubmit={submit} className="node-form" aria-label="Context node">
+        <div className="grid2">
+          <div>
+            <label htmlFor="node-title">Title</label>
+            <input id="node-title" value={fields.title} onChange={(e) => set('title', e.target.value)} required />
+          </div>
+          <div>
+            <label htmlFor="node-slug">Slug</label>
+            <input id="node-slug" value={fields.slug} onChange={(e) => set('slug', e.target.value)} readOnly={Boolean(id)} aria-describedby="slug-help" />
+            <span id="slug-help" className="muted small">{id ? 'A slug does not change.' : 'Optional: made from the title when empty.'}</span>
+          </div>
+          <div className="wide">
+            <label htmlFor="node-description">Description</label>
+            <input id="node-description" value={fields.description} onChange={(e) => set('description', e.target.value)} required />
+          </div>
+          <div>
+            <label htmlFor="node-type-field">Type</label>
+            <select id="node-type-field" value={fields.nodeType} onChange={(e) => set('nodeType', e.target.value as NodeType)}>
+              {nodeTypes.map((t) => <option key={t} value={t}>{t}</option>)}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="node-importance">Importance (0–100)</label>
+            <input id="node-importance" type="number" min={0} max={100} value={fields.importance} onChange={(e) => set('importance', Number(e.target.value))} />
+          </div>
+          <div className="checks">
+            <input id="node-read-first" type="checkbox" checked={fields.readFirst} onChange={(e) => set('readFirst', e.target.checked)} />
+            <label htmlFor="node-read-first">Read first</label>
+            <input id="node-edge-case" type="checkbox" checked={fields.edgeCaseOnly} onChange={(e) => set('edgeCaseOnly', e.target.checked)} />
+            <label htmlFor="node-edge-case">Edge case only</label>
+          </div>
+        </div>
+        <div className="split">
+          <div>
+            <span className="label" id="content-label">Content</span>
+            <MarkdownEditor ws={ws} initial={initial.content} onChange={(t) => set('content', t)} />
+            <span id="content-help" className="muted small">Markdown. Type [[ to link another node by its slug.</span>
+          </div>
+          <div>
+            <span className="label">Preview</span>
+            <Preview text={fields.content} />
+          </div>
+        </div>
+        <button type="submit" disabled={save.isPending}>{id ? 'Save' : 'Create'}</button>
+        <p role="status" className="status-line">{saved}</p>
+        <ErrorNote error={save.error} />
+      </form>
+      {node && (
+        <section aria-labelledby="links-title">
+          <h2 id="links-title">Links</h2>
+          <div className="grid3">
+            <div>
+              <h3>Outgoing</h3>
+              <ul data-testid="outgoing-links">
+                {node.outgoingLinks.map((l) => <li key={l.id}><Link href={`/nodes/${l.targetId}`}>{l.title}</Link> <span className="muted small">{l.linkType} · {l.origin}</span></li>)}
+              </ul>
+              {node.outgoingLinks.length === 0 && <p className="muted">None.</p>}
+            </div>
+            <div>
+              <h3>Incoming</h3>
+              <ul data-testid="incoming-links">
+                {node.incomingLinks.map((l) => (
+                  <li key={l.id}>
+                    <Link href={l.sourceType === 'playbook' ? `/playbooks/${l.sourceId}` : `/nodes/${l.sourceId}`}>{l.title}</Link> <span className="muted small">{l.linkType} · {l.origin}</span>
+                  </li>
+                ))}
+              </ul>
+              {node.incomingLinks.length === 0 && <p className="muted">None.</p>}
+            </div>
+            <div>
+              <h3>Unresolved</h3>
+              <ul data-testid="unresolved-links">
+                {node.unresolvedLinks.map((s) => <li key={s}><code>[[{s}]]</code></li>)}
+              </ul>
+              {node.unresolvedLinks.length === 0 && <p className="muted">None.</p>}
+            </div>
+          </div>
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,89 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useParams } from 'wouter';
+import { clientFor } from '../api.ts';
+import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
+
+type Status = '' | 'draft' | 'approved' | 'deprecated';
+type Sort = 'updated_at' | 'title' | 'created_at';
+
+export function Playbooks() {
+  const { ws } = useParams<{ ws: string }>();
+  const [status, setStatus] = useState<Status>('');
+  const [area, setArea] = useState('');
+  const [sort, setSort] = useState<Sort>('updated_at');
+  const [page, setPage] = useState(1);
+  const [search, setSearch] = useState('');
+  const limit = 25;
+  const query = { ...(status ? { status } : {}), ...(area.trim() ? { function_area: area.trim() } : {}), sort, order: sort === 'title' ? ('asc' as const) : ('desc' as const), page, limit };
+  const list = useQuery({ queryKey: ['playbooks', ws, query], queryFn: () => clientFor(ws).playbooks.page(query), placeholderData: keepPreviousData });
+  const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = list.data?.playbooks.filter((p) => words.every((w) => `${p.title} ${p.slug} ${p.summary ?? ''} ${p.tags.join(' ')}`.toLowerCase().includes(w)));
+  return (
+    <>
+      <PageTitle text="Playbooks" />
+      <form className="filters" role="search" aria-label="Filter playbooks" onSubmit={(e) => e.preventDefault()}>
+        <div>
+          <label htmlFor="pb-search">Search</label>
+          <input id="pb-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="title, slug, tag" />
+        </div>
+        <div>
+          <label htmlFor="pb-status">Has a version that is</label>
+          <select id="pb-status" value={status} onChange={(e) => { setStatus(e.target.value as Status); setPage(1); }}>
+            <option value="">any status</option>
+            <option value="draft">draft</option>
+            <option value="approved">approved</option>
+            <option value="deprecated">deprecated</option>
+          </select>
+        </div>
+        <div>
+          <label htmlFor="pb-area">Function area</label>
+          <input id="pb-area" value={area} onChange={(e) => { setArea(e.target.value); setPage(1); }} />
+        </div>
+        <div>
+          <label htmlFor="pb-sort">Sort by</label>
+          <select id="pb-sort" value={sort} onChange={(e) => setSort(e.target.value as Sort)}>
+            <option value="updated_at">last updated</option>
+            <option value="created_at">created</option>
+            <option value="title">title</option>
+          </select>
+        </div>
+      </form>
+      {list.isPending && <Loading what="Loading playbooks" />}
+      <ErrorNote error={list.error} />
+      {shown && (
+        <>
+          <table className="list" aria-label="Playbooks">
+            <thead>
+              <tr>
+                <th scope="col">Title</th>
+                <th scope="col">Latest version</th>
+                <th scope="col">Active</th>
+                <th scope="col">Function area</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((p) => (
+                <tr key={p.id} data-playbook-id={p.id}>
+                  <td>
+                    <Link href={`/playbooks/${p.id}`}>{p.title}</Link>
+                    <div className="muted small">{p.slug}</div>
+                  </td>
+                  <td>
+                    v{p.latestVersion.versionNumber} <span className={`badge ${p.latestVersion.status}`}>{p.latestVersion.status}</span>
+                  </td>
+                  <td>{p.activeVersion ? `v${p.activeVersion.versionNumber}` : '—'}</td>
+                  <td>{p.functionArea ?? '—'}</td>
+                  <td>{when(p.updatedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {shown.length === 0 && <p>No playbook matches.</p>}
+          <Pager page={page} limit={limit} total={list.data!.pagination.total} onPage={setPage} />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,67 @@
+import { type Browser, type BrowserContext, type Page, chromium } from '@playwright/test';
+import { env } from '../support/harness.js';
+
+/**
+ * Debian's Chromium (scripts/install-deps installs it), driven by Playwright: its own browser download
+ * cannot work here. SwiftShader gives sigma.js its WebGL without a GPU.
+ */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+    ],
+  });
+}
+
+export const consoleUrl = (rest = '') => `${env.service.url}/console${rest}`;
+
+export interface ConsolePage {
+  context: BrowserContext;
+  page: Page;
+  /** Content-Security-Policy violations and uncaught errors seen so far. */
+  problems: string[];
+}
+
+/** A fresh context (no storage shared with other tests) at 1280×800, collecting CSP violations and page errors. */
+export async function openConsole(browser: Browser, viewport = { width: 1280, height: 800 }): Promise<ConsolePage> {
+  const context = await browser.newContext({ viewport });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.service.url });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /CSP violation|Refused to/.test(msg.text())) problems.push(msg.text());
+  });
+  return { context, page, problems };
+}
+
+/** Signs in through the sign-in form. */
+export async function signIn(page: Page, key: string, at = ''): Promise<void> {
+  await page.goto(consoleUrl(at));
+  await page.getByLabel('User key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** Waits for the graph container to be rendered and returns its counts. */
+export async function graphReady(page: Page, timeout = 30_000): Promise<{ nodes: number; edges: number; readyMs: number }> {
+  const graph = page.getByTestId('graph');
+  await page.locator('[data-testid="graph"][data-ready="true"]').waitFor({ timeout });
+  return {
+    nodes: Number(await graph.getAttribute('data-node-count')),
+    edges: Number(await graph.getAttribute('data-edge-count')),
+    readyMs: Number(await graph.getAttribute('data-ready-ms')),
+  };
+}
+
+declare global {
+  interface Window {
+    /** The console's graph model (console/src/pages/Graph.tsx). */
+    __consoleGraph?: import('graphology').default;
+  }
+}

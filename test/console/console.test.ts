@@ -1,0 +1,321 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from '@playwright/test';
+import { expect } from 'chai';
+import { type TestWorkspace, createUser, createWorkspace, request, unique } from '../support/api.js';
+import { adminToken, env } from '../support/harness.js';
+import { createNode, linkPlaybook } from '../support/nodes.js';
+import { createPlaybook, createVersion, getPlaybook } from '../support/playbooks.js';
+import { type ConsolePage, consoleUrl, graphReady, launchBrowser, openConsole, signIn } from './browser.js';
+
+/** GET of the workspace with a key, from Node: the status says whether the service takes the key. */
+const statusWith = async (workspace: TestWorkspace, key: string) => (await request('GET', workspace.path(), { token: key })).status;
+
+async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('the web console in Chromium', function () {
+  this.timeout(90_000);
+  let browser: Browser;
+  let workspace: TestWorkspace;
+  let cp: ConsolePage;
+  let page: Page;
+
+  before(async () => {
+    browser = await launchBrowser();
+    workspace = await createWorkspace({ name: unique('Console') });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    cp = await openConsole(browser);
+    page = cp.page;
+  });
+  afterEach(async function () {
+    const problems = cp.problems;
+    await cp.context.close();
+    // Every page runs under the strict CSP without a violation or an uncaught error.
+    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
+  });
+
+  it('is served at /console with a strict CSP, hashed assets cached for a year and client routes answered by index.html', async () => {
+    const index = await fetch(consoleUrl('/'));
+    expect(index.status).to.equal(200);
+    const csp = index.headers.get('content-security-policy') ?? '';
+    expect(csp).to.include("script-src 'self'").and.include("default-src 'none'").and.match(/style-src 'self' 'nonce-[^']+'/).and.not.include('unsafe');
+    const html = await index.text();
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)![1];
+    const js = await fetch(`${env.service.url}${asset}`);
+    expect(js.status).to.equal(200);
+    expect(js.headers.get('cache-control')).to.include('immutable');
+    const deep = await fetch(consoleUrl('/w/ws_x/nodes/cn_y'));
+    expect(deep.status).to.equal(200);
+    expect((await deep.text()).replace(/content="[^"]+" \/>/, '')).to.equal(html.replace(/content="[^"]+" \/>/, ''));
+    expect((await fetch(consoleUrl('/assets/nothing-here.js'))).status).to.equal(404);
+    expect(html).not.to.match(/https?:\/\//);
+  });
+
+  it('signs in with a user key and lists the user’s workspaces; the key is never in a URL or a cookie', async () => {
+    await page.goto(consoleUrl());
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('User key').fill(workspace.owner.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    await page.locator(`[data-workspace-id="${workspace.workspaceId}"]`).waitFor();
+    expect(page.url()).not.to.include(workspace.owner.key);
+    expect(await cp.context.cookies()).to.deep.equal([]);
+    await page.locator(`[data-workspace-id="${workspace.workspaceId}"] a`).click();
+    await page.getByRole('heading', { name: 'Playbooks' }).waitFor();
+  });
+
+  it('creates a node whose content links [[another]] (completed from the node list) and shows the link as an edge of the graph', async () => {
+    const another = await createNode(workspace, { slug: unique('another'), title: unique('Another') });
+    await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/nodes/new`);
+    await page.getByLabel('Title').fill('Links another');
+    await page.getByLabel('Description').fill('Made in the console');
+    const editor = page.getByLabel('Content (markdown)');
+    await editor.click();
+    await page.keyboard.type(`See [[${another.slug.slice(0, 9)}`);
+    await page.keyboard.press('Control+Space');
+    const option = page.locator('.cm-tooltip-autocomplete li', { hasText: another.slug });
+    await option.waitFor();
+    // CodeMirror takes a completion on mousedown.
+    await option.dispatchEvent('mousedown', { button: 0 });
+    expect(await editor.textContent()).to.include(`[[${another.slug}]]`);
+    expect(await page.getByRole('region', { name: 'Preview' }).textContent()).to.include(another.slug);
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/\/nodes\/cn_/);
+    const nodeId = /\/nodes\/(cn_[^/?#]+)/.exec(page.url())![1];
+    await page.getByTestId('outgoing-links').getByText(another.title).waitFor();
+
+    await page.getByRole('link', { name: 'Graph' }).click();
+    await graphReady(page);
+    const edge = await page.evaluate(([from, to]) => {
+      const g = window.__consoleGraph!;
+      return g.filterEdges((_e, a, s, t) => s === from && t === to).map((e) => g.getEdgeAttribute(e, 'linkType'));
+    }, [nodeId, another.id]);
+    expect(edge).to.deep.equal(['references']);
+    const counts = await graphReady(page);
+    expect(counts.nodes).to.be.at.least(2);
+    expect(counts.edges).to.be.at.least(1);
+  });
+
+  it('previews a bundle and highlights its nodes in rank order with their reasons', async () => {
+    const pb = await createPlaybook(workspace, workspace.owner.key, { title: unique('Bundled') });
+    const [a, b, c] = [await createNode(workspace, { importance: 90 }), await createNode(workspace, { importance: 10 }), await createNode(workspace, { importance: 50 })];
+    await linkPlaybook(workspace, pb.id, b.id, 'requires');
+    await linkPlaybook(workspace, pb.id, a.id, 'references');
+    await linkPlaybook(workspace, pb.id, c.id, 'references');
+    await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/graph?playbook=${pb.id}`);
+    const counts = await graphReady(page);
+    expect(counts.nodes).to.equal(4);
+    await page.getByLabel('Max nodes').fill('2');
+    await page.getByRole('button', { name: 'Preview bundle' }).click();
+    await page.getByTestId('bundle-list').waitFor();
+    const listed = await page.getByTestId('bundle-list').locator('li').evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.nodeId));
+    const expected = await request('GET', workspace.path(`/context/bundle?playbookId=${pb.id}&mode=summary&maxNodes=2&depth=2`), { token: workspace.owner.key });
+    expect(listed).to.deep.equal(expected.body.nodes.map((n: { id: string }) => n.id));
+    expect(listed).to.have.length(2);
+    expect(listed[0]).to.equal(b.id);
+    const ranks = await page.evaluate(() => {
+      const g = window.__consoleGraph!;
+      return g.filterNodes((_n, attrs) => attrs.bundleRank !== undefined).map((n) => [n, g.getNodeAttribute(n, 'bundleRank')]);
+    });
+    expect(Object.fromEntries(ranks)).to.deep.equal(Object.fromEntries(listed.map((id, i) => [id, i + 1])));
+    expect(await page.getByTestId('bundle-list').textContent()).to.include('requires');
+  });
+
+  it('diffs two versions side by side, approves a draft, rolls back to an older version, archives and restores', async () => {
+    const pb = await createPlaybook(workspace, workspace.owner.key, { title: unique('Versioned'), version: { content: { instructions: 'Step one\nShared line' } } });
+    const v1 = pb.versions?.[0]?.id ?? (await getPlaybook(workspace, workspace.owner.key, pb.id)).versions[0].id;
+    const v2 = await createVersion(workspace, workspace.owner.key, pb.id, { content: { instructions: 'Step two\nShared line' }, changeNote: 'second' });
+    await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/playbooks/${pb.id}`);
+    await page.getByRole('heading', { name: pb.title }).waitFor();
+    await page.getByLabel('Compare', { exact: true }).selectOption(v1);
+    await page.getByLabel('with', { exact: true }).selectOption(v2.id);
+    await page.getByRole('link', { name: 'Show differences' }).click();
+    await page.locator('table.diff').waitFor();
+    expect(await page.locator('table.diff td.del').allTextContents()).to.deep.equal(['removed: Step one']);
+    expect(await page.locator('table.diff td.ins').allTextContents()).to.deep.equal(['added: Step two']);
+    expect(await page.getByTestId('diff-summary').textContent()).to.equal('1 changed line.');
+
+    await page.getByRole('link', { name: 'Back to the playbook' }).click();
+    await page.getByRole('button', { name: 'Approve v2' }).click();
+    await page.getByText('Version 2 approved.').waitFor();
+    let stored = await getPlaybook(workspace, workspace.owner.key, pb.id);
+    expect(stored.activeVersion.id).to.equal(v2.id);
+
+    await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await page.getByText('Version 3 is a new draft with the content of version 1.').waitFor();
+    stored = await getPlaybook(workspace, workspace.owner.key, pb.id);
+    const v3 = stored.versions.find((v: { versionNumber: number }) => v.versionNumber === 3);
+    expect(v3.status).to.equal('draft');
+    expect(v3.content).to.deep.equal({ instructions: 'Step one\nShared line' });
+    expect(stored.activeVersion.id).to.equal(v2.id);
+    await page.locator('tr[data-version-number="3"][data-status="draft"]').waitFor();
+
+    await page.getByRole('button', { name: 'Archive playbook' }).click();
+    await page.getByRole('button', { name: 'Restore playbook' }).waitFor();
+    expect((await getPlaybook(workspace, workspace.owner.key, pb.id)).archivedAt).to.be.a('string');
+    await page.getByRole('button', { name: 'Restore playbook' }).click();
+    await page.getByRole('button', { name: 'Archive playbook' }).waitFor();
+    expect((await getPlaybook(workspace, workspace.owner.key, pb.id)).archivedAt).to.equal(null);
+  });
+
+  it('resolves open feedback with a note', async () => {
+    const node = await createNode(workspace);
+    const created = await request('POST', workspace.path('/context/feedback'), {
+      token: workspace.owner.key,
+      body: { targetType: 'context_node', targetId: node.id, feedbackType: 'outdated', summary: 'The price list changed' },
+    });
+    expect(created.status).to.equal(201);
+    await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/feedback`);
+    const item = page.locator(`[data-feedback-id="${created.body.id}"]`);
+    await item.getByLabel('Note').fill('Updated the prices');
+    await item.getByRole('button', { name: 'Resolve' }).click();
+    await item.waitFor({ state: 'detached' });
+    const stored = await request('GET', workspace.path(`/context/feedback?status=resolved&targetId=${node.id}`), { token: workspace.owner.key });
+    expect(stored.body.feedback.map((f: { id: string; resolutionNote: string }) => [f.id, f.resolutionNote])).to.deep.equal([[created.body.id, 'Updated the prices']]);
+  });
+
+  it('creates an agent and a key (shown once, with a copy button), rotates it with a grace after which the old key is refused, and revokes a key', async () => {
+    await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/agents`);
+    const name = unique('Agent');
+    await page.getByLabel('New agent name').fill(name);
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    const card = page.locator('li.card', { has: page.getByRole('button', { name }) });
+    await card.getByRole('table').waitFor();
+    await card.getByRole('button', { name: 'Create key' }).click();
+    const first = (await card.getByTestId('new-key').textContent())!;
+    expect(first).to.match(/^pk_/);
+    await card.getByRole('button', { name: 'Copy key' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(first);
+    expect(await statusWith(workspace, first)).to.equal(200);
+    await card.getByRole('button', { name: 'Done, hide it' }).click();
+
+    await card.getByLabel('Rotation grace').fill('2');
+    await card.getByLabel('Grace unit').selectOption('seconds');
+    const rotatedAt = Date.now();
+    await card.getByRole('button', { name: /^Rotate key/ }).click();
+    await card.getByTestId('new-key').waitFor();
+    const second = (await card.getByTestId('new-key').textContent())!;
+    expect(second).to.match(/^pk_/).and.not.equal(first);
+    // Both are listed, the old one with its expiry.
+    await card.locator('tr[data-key-id] td[data-expires-at]:not([data-expires-at=""])').waitFor();
+    expect(await card.locator('tr[data-key-id]').count()).to.equal(2);
+    if (Date.now() - rotatedAt < 1500) expect(await statusWith(workspace, first)).to.equal(200);
+    expect(await statusWith(workspace, second)).to.equal(200);
+    await until('the old key after its grace', () => statusWith(workspace, first), (s) => s === 401);
+    expect(Date.now() - rotatedAt).to.be.at.least(2000);
+    expect(await statusWith(workspace, second)).to.equal(200);
+
+    await page.reload();
+    await card.getByRole('button', { name }).click();
+    await card.locator('tr[data-key-id]').first().waitFor();
+    expect(await card.locator('tr[data-key-id]').count()).to.equal(1);
+    await card.getByRole('button', { name: /^Revoke key/ }).click();
+    await card.getByText('Key revoked.').waitFor();
+    await until('the revoked key', () => statusWith(workspace, second), (s) => s === 401);
+  });
+
+  it('signs out: the key is forgotten and the sign-in page is back, also after a reload', async () => {
+    await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/playbooks`);
+    expect(await page.evaluate(() => Object.values(sessionStorage))).to.deep.equal([workspace.owner.key]);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).to.equal(0);
+  });
+
+  it('a revoked user key returns to the sign-in page with a message', async () => {
+    const user = await createUser('Revoked');
+    const added = await request('POST', workspace.path('/members'), { token: workspace.owner.key, body: { userId: user.userId, role: 'editor' } });
+    expect(added.status).to.equal(201);
+    await signIn(page, user.key, `/w/${workspace.workspaceId}/playbooks`);
+    await page.getByRole('heading', { name: 'Playbooks' }).waitFor();
+    const revoked = await request('DELETE', `/api/v1/admin/users/${user.userId}/keys/${user.keyId}`, { token: adminToken });
+    expect(revoked.status).to.equal(204);
+    await page.getByRole('link', { name: 'Context nodes' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('alert').first().textContent()).to.match(/no longer accepts this key/);
+    expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
+  });
+
+  it('has no serious or critical accessibility violation on any page, at desktop and phone widths', async () => {
+    const pb = await createPlaybook(workspace, workspace.owner.key, { title: unique('Axe') });
+    const v2 = await createVersion(workspace, workspace.owner.key, pb.id);
+    const stored = await getPlaybook(workspace, workspace.owner.key, pb.id);
+    const node = await createNode(workspace, { content: 'Some **text**' });
+    await linkPlaybook(workspace, pb.id, node.id, 'requires');
+    const w = `/w/${workspace.workspaceId}`;
+    const pages: [string, (p: Page) => Promise<unknown>][] = [
+      ['/', (p) => p.getByRole('heading', { name: 'Workspaces' }).waitFor()],
+      [`${w}/playbooks`, (p) => p.locator('tr[data-playbook-id]').first().waitFor()],
+      [`${w}/playbooks/${pb.id}`, (p) => p.locator('tr[data-version-id]').first().waitFor()],
+      [`${w}/playbooks/${pb.id}/diff?a=${stored.versions[1].id}&b=${v2.id}`, (p) => p.locator('table.diff').waitFor()],
+      [`${w}/nodes`, (p) => p.locator('tr[data-node-id]').first().waitFor()],
+      [`${w}/nodes/new`, (p) => p.locator('.cm-content').waitFor()],
+      [`${w}/nodes/${node.id}`, (p) => p.getByRole('heading', { name: 'Links' }).waitFor()],
+      [`${w}/graph?playbook=${pb.id}`, async (p) => {
+        await graphReady(p);
+        await p.getByRole('button', { name: 'Preview bundle' }).click();
+        await p.getByTestId('bundle-list').waitFor();
+      }],
+      [`${w}/graph`, (p) => graphReady(p)],
+      [`${w}/feedback`, (p) => p.getByRole('heading', { name: 'Feedback to review' }).waitFor()],
+      [`${w}/agents`, (p) => p.getByLabel('New agent name').waitFor()],
+      [`${w}/usage`, (p) => p.locator('#usage-meter').waitFor()],
+    ];
+    const found: string[] = [];
+    const scan = async (p: Page, where: string) => {
+      const result = await new AxeBuilder({ page: p }).analyze();
+      for (const v of result.violations) {
+        if (v.impact === 'serious' || v.impact === 'critical') found.push(`${where}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+      }
+    };
+    await page.goto(consoleUrl());
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await scan(page, 'sign-in');
+    await signIn(page, workspace.owner.key);
+    for (const [path, ready] of pages) {
+      await page.goto(consoleUrl(path));
+      await ready(page);
+      await scan(page, path);
+    }
+    const phone = await openConsole(browser, { width: 390, height: 844 });
+    await signIn(phone.page, workspace.owner.key);
+    for (const [path, ready] of pages.slice(1, 5)) {
+      await phone.page.goto(consoleUrl(path));
+      await ready(phone.page);
+      await scan(phone.page, `phone ${path}`);
+    }
+    await phone.context.close();
+    expect(found).to.deep.equal([]);
+  });
+
+  it('moves through the sign-in form and the workspace navigation with the keyboard', async () => {
+    await page.goto(consoleUrl());
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Skip to content');
+    await page.getByLabel('User key').focus();
+    await page.keyboard.type(workspace.owner.key);
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.goto(consoleUrl(`/w/${workspace.workspaceId}/playbooks`));
+    await page.getByRole('link', { name: 'Context nodes' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Context nodes' }).waitFor();
+    // The new page's heading takes focus, so a screen reader announces it.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).to.equal('H1');
+  });
+});
