@@ -818,7 +818,7 @@ export const runReportUnresolvedWikilinks = <ThrowOnError extends boolean = fals
 /**
  * The whole workspace as one document
  *
- * Format playbooks-workspace-export, version 1: every playbook with every version, every context node (archived ones too), every link with its origin, every annotation (agent_local ones too) and every feedback item, each list oldest first. POST …/import rebuilds it in an empty workspace of any deployment. Members, agents and keys are not part of it; authors and owners are kept as the ids they were.
+ * Format playbooks-workspace-export, version 1: every playbook with every version, every context node (archived ones too), every link with its origin, every annotation (agent_local ones too) and every feedback item, each list oldest first. POST …/import rebuilds it in an empty workspace of any deployment. Members, agents and keys are not part of it; authors and owners are kept as the ids they were. The document is sent as it is read from one consistent snapshot, so memory stays bounded; a download cut short is not valid JSON.
  */
 export const exportWorkspace = <ThrowOnError extends boolean = false>(options: Options<ExportWorkspaceData, ThrowOnError>) => (options.client ?? client).get<ExportWorkspaceResponses, ExportWorkspaceErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
