@@ -11,7 +11,8 @@ export interface PlaybooksClientOptions {
   baseUrl: string;
   /** A user key (`pk_user_…`) or an agent key (`pk_…`): sent only as `Authorization: Bearer`, never logged. */
   apiKey: string;
-  workspaceId: string;
+  /** The workspace every call is about, except `workspaces.list()`: a client made to list them may leave it out. */
+  workspaceId?: string;
   /** The fetch to send with (default: the global one, looked up at each call). */
   fetch?: typeof fetch;
   /** Limit of each attempt (default 30 000 ms). */
@@ -57,8 +58,7 @@ export class PlaybooksClient {
   constructor(options: PlaybooksClientOptions) {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
     if (!options.apiKey) throw new TypeError('apiKey is required');
-    if (!options.workspaceId) throw new TypeError('workspaceId is required');
-    this.workspaceId = options.workspaceId;
+    this.workspaceId = options.workspaceId ?? '';
     const apiKey = options.apiKey;
     // The key lives only in this closure: not a property, so it never shows when the client is printed.
     this.#api = createClient({ baseUrl: options.baseUrl.replace(/\/+$/, ''), auth: () => apiKey });
@@ -84,6 +84,7 @@ export class PlaybooksClient {
   }
 
   #path<P extends object>(rest?: P): { workspaceId: string } & P {
+    if (!this.workspaceId) throw new TypeError('This call needs a client made with a workspaceId');
     return { workspaceId: this.workspaceId, ...(rest as P) };
   }
 

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
 import { clientFor, messageOf } from '../api.ts';
-import { listKeys, rotateAgentKey } from '../pending-api.ts';
+import { listKeys, rotateAgentKey } from '../calls.ts';
 import { ErrorNote, Loading, PageTitle, when } from '../ui.tsx';
 
 const maxGraceSeconds = 7 * 24 * 3600;

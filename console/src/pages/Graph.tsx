@@ -5,7 +5,7 @@ import Sigma from 'sigma';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { clientFor } from '../api.ts';
 import { linkTypes } from '../node-types.ts';
-import { type GraphModel, getGraph } from '../pending-api.ts';
+import { type GraphModel, getGraph } from '../calls.ts';
 import { ErrorNote, Loading, PageTitle } from '../ui.tsx';
 
 const typeColours: Record<string, string> = {

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
-import { rollbackPlaybookVersion } from '../pending-api.ts';
+import { rollbackPlaybookVersion } from '../calls.ts';
 import { ErrorNote, Loading, PageTitle, when } from '../ui.tsx';
 
 export function PlaybookDetail() {

@@ -4,7 +4,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { useParams } from 'wouter';
 import { clientFor } from '../api.ts';
-import type { UsageWithDays } from '../pending-api.ts';
+
 import { ErrorNote, Loading, PageTitle, when } from '../ui.tsx';
 
 function DayChart({ days }: { days: { date: string; retrievals: number }[] }) {
@@ -38,7 +38,7 @@ function DayChart({ days }: { days: { date: string; retrievals: number }[] }) {
 
 export default function UsagePage() {
   const { ws } = useParams<{ ws: string }>();
-  const usage = useQuery({ queryKey: ['usage', ws], queryFn: () => clientFor(ws).usage.get() as Promise<UsageWithDays> });
+  const usage = useQuery({ queryKey: ['usage', ws], queryFn: () => clientFor(ws).usage.get() });
   return (
     <>
       <PageTitle text="Usage" />

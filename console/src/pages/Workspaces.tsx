@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { listWorkspaces } from '../pending-api.ts';
+import { listWorkspaces } from '../calls.ts';
 import { ErrorNote, Loading, PageTitle, when } from '../ui.tsx';
 
 export function Workspaces() {

@@ -16,10 +16,15 @@ WITH x
 ORDER BY CASE WHEN x:Playbook THEN 0 ELSE 1 END, coalesce(x.importance, -1) DESC, x.id
 WITH collect(x) AS matched
 WITH matched[0..$limit] AS kept, size(matched) > $limit AS truncated
-CALL (kept) {
+WITH kept, truncated, CASE WHEN truncated THEN kept[-1] END AS last
+// A link's target is a context node; it is kept when it passes the same filter and, in a cut list, sorts no
+// later than the last node kept (a test on its own properties: `b IN kept` would scan the list for every link).
+CALL (kept, truncated, last) {
   UNWIND kept AS a
-  MATCH (a)-[r]->(b)
-  WHERE type(r) IN $linkRelTypes AND b IN kept
+  MATCH (a)-[r]->(b:ContextNode {workspaceId: $workspaceId})
+  WHERE type(r) IN $linkRelTypes AND ($includeArchived OR b.status = 'live')
+    AND (NOT truncated OR (last:ContextNode AND (coalesce(b.importance, -1) > coalesce(last.importance, -1)
+         OR (coalesce(b.importance, -1) = coalesce(last.importance, -1) AND b.id <= last.id))))
   WITH a, r, b ORDER BY r.id
   RETURN collect({id: r.id, from: a.id, to: b.id, type: $linkTypeOf[type(r)], origin: r.origin}) AS links
 }
