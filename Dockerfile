@@ -7,6 +7,10 @@ COPY sdk/package.json ./sdk/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The console (served at /console) is built from console/ with the SDK's sources; scripts/ prints its size.
+COPY sdk ./sdk
+COPY console ./console
+COPY scripts/console-size.ts ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
