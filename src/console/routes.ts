@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { Type } from '@sinclair/typebox';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Type } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { projectRoot } from '../infra/project-root.js';
@@ -38,11 +39,19 @@ const types: Record<string, string> = {
   '.map': 'application/json',
 };
 
-/** Files read once: the build does not change under a running process. */
-const files = new Map<string, Buffer | null>();
-function readOnce(file: string): Buffer | null {
-  if (!files.has(file)) files.set(file, existsSync(file) ? readFileSync(file) : null);
-  return files.get(file)!;
+/**
+ * Files of the build read once, with their gzip form (the build does not change under a running process). Only
+ * files that exist are kept, so requests for made-up names cannot grow the map.
+ */
+const files = new Map<string, { plain: Buffer; gzipped: Buffer }>();
+function readOnce(file: string): { plain: Buffer; gzipped: Buffer } | null {
+  let entry = files.get(file);
+  if (!entry && existsSync(file)) {
+    const plain = readFileSync(file);
+    entry = { plain, gzipped: gzipSync(plain) };
+    files.set(file, entry);
+  }
+  return entry ?? null;
 }
 
 function securityHeaders(ctx: Parameters<AnyRoute['handler']>[0]['ctx'], styleNonce = randomBytes(16).toString('base64')): void {
@@ -67,7 +76,7 @@ export function consoleRoutes(dir = consoleDir): AnyRoute[] {
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     // The page hands the nonce to the editor through a meta element (console/src/pages/NodeEditor.tsx).
-    ctx.body = html.toString('utf8').replace('<head>', `<head>\n    <meta name="csp-style-nonce" content="${nonce}" />`);
+    ctx.body = html.plain.toString('utf8').replace('<head>', `<head>\n    <meta name="csp-style-nonce" content="${nonce}" />`);
   };
   // Client routes carry their own query strings (?playbook=…), which the page reads, not the server.
   const query = Type.Object({}, { additionalProperties: true });
@@ -86,8 +95,14 @@ export function consoleRoutes(dir = consoleDir): AnyRoute[] {
         if (!body) throw new AppError('not_found', 'No such file');
         securityHeaders(ctx);
         ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+        ctx.vary('Accept-Encoding');
         ctx.type = type;
-        ctx.body = body;
+        if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+          ctx.set('Content-Encoding', 'gzip');
+          ctx.body = body.gzipped;
+        } else {
+          ctx.body = body.plain;
+        }
       },
     }),
   ];

@@ -55,6 +55,11 @@ describe('the web console in Chromium', function () {
     const js = await fetch(`${env.service.url}${asset}`);
     expect(js.status).to.equal(200);
     expect(js.headers.get('cache-control')).to.include('immutable');
+    // fetch asks for gzip and unpacks it: the same script either way, gzipped only for those who ask.
+    expect(js.headers.get('content-encoding')).to.equal('gzip');
+    const plain = await fetch(`${env.service.url}${asset}`, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).to.equal(null);
+    expect(await plain.text()).to.equal(await js.text());
     const deep = await fetch(consoleUrl('/w/ws_x/nodes/cn_y'));
     expect(deep.status).to.equal(200);
     expect((await deep.text()).replace(/content="[^"]+" \/>/, '')).to.equal(html.replace(/content="[^"]+" \/>/, ''));
