@@ -405,6 +405,17 @@ describe('playbooks', () => {
     const ids = (res: any) => res.body.playbooks.map((p: any) => p.id);
     const list = (query = '') => request('GET', ws.path(`/playbooks${query}`), { token: ws.owner.key });
 
+    it('q keeps playbooks whose title, slug or summary contains the text, ignoring case, and counts only those', async () => {
+      const res = await list('?q=ANAN');
+      expect(res.status).to.equal(200);
+      expect(ids(res)).to.deep.equal([made[0].id]);
+      expect(res.body.pagination.total).to.equal(1);
+      expect(ids(await list('?q=apple'))).to.deep.equal([made[1].id]);
+      expect(ids(await list('?q=%20'))).to.have.length(3);
+      expect(ids(await list('?q=nothing-like-it'))).to.deep.equal([]);
+      expect((await list(`?q=${'x'.repeat(201)}`)).status).to.equal(400);
+    });
+
     it('sorts by updated_at descending by default, with list item fields and pagination', async () => {
       const res = await list();
       expect(res.status).to.equal(200);

@@ -7,6 +7,8 @@ export interface ListFilter {
   status: VersionStatus | null;
   functionArea: string | null;
   owner: string | null;
+  /** Lower-cased text the title, slug or summary must contain, or null. */
+  text: string | null;
   sort: 'updated_at' | 'title' | 'created_at';
   order: 'asc' | 'desc';
   skip: number;

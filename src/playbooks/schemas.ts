@@ -78,6 +78,7 @@ export const ListQuery = Strict({
   })),
   function_area: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact function area' })),
   owner: Type.Optional(Id('Owner user id')),
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Keep playbooks whose title, slug or summary contains this text, ignoring case (blank: no filter)' })),
   sort: Type.Optional(Type.Union([Type.Literal('updated_at'), Type.Literal('title'), Type.Literal('created_at')], {
     default: 'updated_at', description: 'title ignores case; ties are broken by id',
   })),

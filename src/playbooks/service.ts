@@ -50,6 +50,7 @@ export class PlaybookService {
       status: query.status ?? null,
       functionArea: query.function_area ?? null,
       owner: query.owner ?? null,
+      text: query.q?.trim() ? query.q.trim().toLowerCase() : null,
       sort: query.sort ?? 'updated_at',
       order: query.order ?? 'desc',
       skip: (page - 1) * limit,

@@ -15,17 +15,16 @@ export function Playbooks() {
   const [page, setPage] = useState(1);
   const [search, setSearch] = useState('');
   const limit = 25;
-  const query = { ...(status ? { status } : {}), ...(area.trim() ? { function_area: area.trim() } : {}), sort, order: sort === 'title' ? ('asc' as const) : ('desc' as const), page, limit };
+  const query = { ...(search.trim() ? { q: search.trim() } : {}), ...(status ? { status } : {}), ...(area.trim() ? { function_area: area.trim() } : {}), sort, order: sort === 'title' ? ('asc' as const) : ('desc' as const), page, limit };
   const list = useQuery({ queryKey: ['playbooks', ws, query], queryFn: () => clientFor(ws).playbooks.page(query), placeholderData: keepPreviousData });
-  const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
-  const shown = list.data?.playbooks.filter((p) => words.every((w) => `${p.title} ${p.slug} ${p.summary ?? ''} ${p.tags.join(' ')}`.toLowerCase().includes(w)));
+  const shown = list.data?.playbooks;
   return (
     <>
       <PageTitle text="Playbooks" />
       <form className="filters" role="search" aria-label="Filter playbooks" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label htmlFor="pb-search">Search</label>
-          <input id="pb-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="title, slug, tag" />
+          <input id="pb-search" type="search" value={search} onChange={(e) => { setSearch(e.target.value); setPage(1); }} placeholder="title, slug or summary" />
         </div>
         <div>
           <label htmlFor="pb-status">Has a version that is</label>

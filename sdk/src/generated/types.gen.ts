@@ -861,6 +861,10 @@ export type ListPlaybooksData = {
          */
         owner?: string;
         /**
+         * Keep playbooks whose title, slug or summary contains this text, ignoring case (blank: no filter)
+         */
+        q?: string;
+        /**
          * title ignores case; ties are broken by id
          */
         sort?: 'updated_at' | 'title' | 'created_at';
