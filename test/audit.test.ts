@@ -133,6 +133,30 @@ describe('audit log', () => {
     expect(stored.body.title).to.equal(pb.title);
   });
 
+  it('records nothing for a repeated archive, restore, revocation, deactivation or reactivation, which changes nothing', async () => {
+    const w = await createWorkspace();
+    const pb = await createPlaybook(w, w.owner.key);
+    const node = await createNode(w, { title: 'Twice' });
+    const agent = await createAgent(w);
+    const twice = async (method: string, path: string, status: number) => {
+      for (let i = 0; i < 2; i++) {
+        const res = await request(method, w.path(path), { token: w.owner.key });
+        expect(res.status, `${method} ${path}: ${res.text}`).to.equal(status);
+      }
+    };
+    await twice('DELETE', `/playbooks/${pb.id}`, 204);
+    await twice('POST', `/playbooks/${pb.id}/restore`, 200);
+    await twice('DELETE', `/context-nodes/${node.id}`, 204);
+    await twice('POST', `/context-nodes/${node.id}/restore`, 200);
+    await twice('DELETE', `/agents/${agent.agentId}/keys/${agent.keyId}`, 204);
+    await twice('DELETE', `/agents/${agent.agentId}`, 204);
+    await twice('POST', `/agents/${agent.agentId}/reactivate`, 200);
+    const actions = (await allEvents(w)).map((e) => e.action).reverse();
+    expect(actions.filter((a) => !a.endsWith('.created'))).to.deep.equal([
+      'playbook.archived', 'playbook.restored', 'node.archived', 'node.restored', 'agent.key.revoked', 'agent.deactivated', 'agent.reactivated',
+    ]);
+  });
+
   it('filters by actor, action, action prefix, target and time, and pages with a cursor', async () => {
     const w = await createWorkspace();
     const agent = await createAgent(w, { role: 'editor' });

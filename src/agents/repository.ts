@@ -43,13 +43,15 @@ export class AgentRepository {
   /** The hashes of every key of the agent, or undefined when there is no such agent. */
   async deactivate(workspaceId: string, agentId: string, now: string, stamp: AuditStamp, before: Agent): Promise<string[] | undefined> {
     const row = await writeAudited(this.graph, 'agents/deactivate', { workspaceId, agentId, now }, stamp, (r) =>
-      r && { action: 'agent.deactivated', workspaceId, targetIds: [agentId], before: { status: before.status }, after: { status: 'deactivated', keysRevoked: r.keyHashes.length } });
+      r && before.status === 'active'
+        ? { action: 'agent.deactivated', workspaceId, targetIds: [agentId], before: { status: before.status }, after: { status: 'deactivated', keysRevoked: r.keyHashes.length } }
+        : undefined);
     return row?.keyHashes;
   }
 
   async reactivate(workspaceId: string, agentId: string, stamp: AuditStamp) {
     const row = await writeAudited(this.graph, 'agents/reactivate', { workspaceId, agentId }, stamp, (r) =>
-      r?.sponsorIsMember ? { action: 'agent.reactivated', workspaceId, targetIds: [agentId], after: { status: r.agent.status } } : undefined);
+      r?.sponsorIsMember && !r.wasActive ? { action: 'agent.reactivated', workspaceId, targetIds: [agentId], after: { status: r.agent.status } } : undefined);
     return row && { agent: agentOf(row.agent), sponsorIsMember: row.sponsorIsMember as boolean };
   }
 
@@ -100,7 +102,8 @@ export class AgentRepository {
   /** The revoked key's hash, or undefined when the agent has no such key. */
   async revokeKey(workspaceId: string, agentId: string, keyId: string, now: string, stamp: AuditStamp): Promise<string | undefined> {
     const row = await writeAudited(this.graph, 'agents/revoke-key', { workspaceId, agentId, keyId, now }, stamp, (r) =>
-      r && { action: 'agent.key.revoked', workspaceId, targetIds: [agentId, keyId], after: { revoked: true } });
+      // Revoking a revoked key changes nothing, so it records nothing either.
+      r?.wasActive ? { action: 'agent.key.revoked', workspaceId, targetIds: [agentId, keyId], after: { revoked: true } } : undefined);
     return row?.hash;
   }
 }

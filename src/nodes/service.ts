@@ -205,10 +205,13 @@ export class NodeService {
     const changed = await this.inWorkspace(ws, async (tx, now) => {
       const [result] = await this.repo.setStatus(tx, ws, [nodeId], status, now);
       if (!result) throw notFound('Context node');
-      await recordAudit(tx, stampOf(caller, now), {
-        action: status === 'archived' ? 'node.archived' : 'node.restored', workspaceId: ws, targetIds: [nodeId],
-        before: { status: result.changed ? (status === 'archived' ? 'live' : 'archived') : status }, after: { status },
-      });
+      // Archiving an archived node (or restoring a live one) changes nothing, so it records nothing either.
+      if (result.changed) {
+        await recordAudit(tx, stampOf(caller, now), {
+          action: status === 'archived' ? 'node.archived' : 'node.restored', workspaceId: ws, targetIds: [nodeId],
+          before: { status: status === 'archived' ? 'live' : 'archived' }, after: { status },
+        });
+      }
       return result.changed;
     });
     if (changed) await this.deps.gate.graphChanged(ws);

@@ -181,10 +181,12 @@ export class PlaybookRepository {
     return this.graph.writeTx(async (tx) => {
       const [row] = await tx.run('playbooks/archive', { workspaceId, playbookId, now });
       if (!row) return false;
-      await recordAudit(tx, stamp, {
-        action: 'playbook.archived', workspaceId, targetIds: [playbookId],
-        before: { archivedAt: row.archivedBefore ?? null }, after: { archivedAt: row.archivedAt ?? null },
-      });
+      // Archiving an archived playbook changes nothing, so it records nothing either.
+      if (row.archivedBefore == null) {
+        await recordAudit(tx, stamp, {
+          action: 'playbook.archived', workspaceId, targetIds: [playbookId], before: { archivedAt: null }, after: { archivedAt: row.archivedAt ?? null },
+        });
+      }
       return true;
     });
   }
@@ -193,10 +195,11 @@ export class PlaybookRepository {
     return this.graph.writeTx(async (tx) => {
       const [row] = await tx.run('playbooks/restore', { workspaceId, playbookId, now });
       if (!row) return undefined;
-      await recordAudit(tx, stamp, {
-        action: 'playbook.restored', workspaceId, targetIds: [playbookId],
-        before: { archivedAt: row.archivedBefore ?? null }, after: { archivedAt: row.archivedAt ?? null },
-      });
+      if (row.archivedBefore != null) {
+        await recordAudit(tx, stamp, {
+          action: 'playbook.restored', workspaceId, targetIds: [playbookId], before: { archivedAt: row.archivedBefore }, after: { archivedAt: null },
+        });
+      }
       return this.get(workspaceId, playbookId, tx);
     });
   }
