@@ -97,6 +97,9 @@ describe('audit log', () => {
     expect(byAction('node.updated')[0]).to.deep.include({ before: { importance: 50 }, after: { importance: 90 } });
     expect(byAction('playbook.version.rolled_back')[0]).to.deep.include({ targetIds: [pb.id, v3.id] });
     expect(byAction('playbook.version.rolled_back')[0].after).to.include({ versionNumber: 3, rolledBackToVersionId: pb.versions[0].id });
+    expect(byAction('agent.updated')[0]).to.deep.include({ before: { name: 'bot' }, after: { name: 'bot 2' } });
+    expect(byAction('workspace.updated')[0]).to.deep.include({ after: { plan: 'team' } });
+    expect(byAction('workspace.updated')[0].before).to.have.keys(['plan']).and.not.deep.equal({ plan: 'team' });
     expect(byAction('agent.key.rotated')[0]).to.deep.include({ targetIds: [ag.id, key.id, rotated.key.id], before: { id: key.id, expiresAt: null } });
     // The workspace's creation, the first agent and its key are in the log too.
     expect(byAction('workspace.created')).to.have.length(1);

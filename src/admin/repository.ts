@@ -38,7 +38,7 @@ export class AdminRepository {
     const params = { workspaceId, changes, setParent: parent.set, parentWorkspaceId: parent.id };
     const row = await writeAudited(this.graph, 'admin/update-workspace', params, stamp, (r) =>
       r?.workspace && r.parentFound && !r.cycle
-        ? { action: 'workspace.updated', workspaceId, targetIds: [workspaceId], after: pick(r.workspace, fields) }
+        ? { action: 'workspace.updated', workspaceId, targetIds: [workspaceId], before: pick(r.before, fields), after: pick(r.workspace, fields) }
         : undefined);
     return row as { workspace: Workspace; parentFound: boolean; cycle: boolean } | undefined;
   }

@@ -33,10 +33,10 @@ export class AgentRepository {
   }
 
   /** undefined: no such agent; agent null: the new sponsor is not a member. */
-  async update(workspaceId: string, agentId: string, changes: { name?: string; description?: string | null }, sponsorUserId: string | null, stamp: AuditStamp, before: Agent) {
+  async update(workspaceId: string, agentId: string, changes: { name?: string; description?: string | null }, sponsorUserId: string | null, stamp: AuditStamp) {
     const fields = [...Object.keys(changes), ...(sponsorUserId ? ['sponsorUserId'] : [])];
     const row = await writeAudited(this.graph, 'agents/update', { workspaceId, agentId, changes, sponsorUserId }, stamp, (r) =>
-      r?.agent ? { action: 'agent.updated', workspaceId, targetIds: [agentId], before: pick(before, fields), after: pick(r.agent, fields) } : undefined);
+      r?.agent ? { action: 'agent.updated', workspaceId, targetIds: [agentId], before: pick(r.before, fields), after: pick(r.agent, fields) } : undefined);
     return row && { agent: row.agent ? agentOf(row.agent) : null, sponsorIsMember: row.sponsorIsMember as boolean };
   }
 

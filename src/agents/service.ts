@@ -61,7 +61,7 @@ export class AgentService {
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
     const sponsorChanged = input.sponsorUserId !== undefined && input.sponsorUserId !== current.sponsorUserId;
-    const result = await this.repo.update(caller.workspaceId, agentId, changes, input.sponsorUserId ?? null, stampOf(caller, this.now()), current);
+    const result = await this.repo.update(caller.workspaceId, agentId, changes, input.sponsorUserId ?? null, stampOf(caller, this.now()));
     if (!result) throw notFound('Agent');
     if (!result.sponsorIsMember) throw invalidField('/sponsorUserId', 'is not a member of this workspace');
     // The sponsor is part of the agent's cached principal (acting user, role cap).
