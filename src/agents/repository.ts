@@ -41,10 +41,11 @@ export class AgentRepository {
   }
 
   /** The hashes of every key of the agent, or undefined when there is no such agent. */
-  async deactivate(workspaceId: string, agentId: string, now: string, stamp: AuditStamp, before: Agent): Promise<string[] | undefined> {
+  async deactivate(workspaceId: string, agentId: string, now: string, stamp: AuditStamp): Promise<string[] | undefined> {
     const row = await writeAudited(this.graph, 'agents/deactivate', { workspaceId, agentId, now }, stamp, (r) =>
-      r && before.status === 'active'
-        ? { action: 'agent.deactivated', workspaceId, targetIds: [agentId], before: { status: before.status }, after: { status: 'deactivated', keysRevoked: r.keyHashes.length } }
+      // Deactivating a deactivated agent changes nothing, so it records nothing either.
+      r?.wasActive
+        ? { action: 'agent.deactivated', workspaceId, targetIds: [agentId], before: { status: 'active' }, after: { status: 'deactivated', keysRevoked: r.keyHashes.length } }
         : undefined);
     return row?.keyHashes;
   }

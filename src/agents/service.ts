@@ -71,9 +71,9 @@ export class AgentService {
 
   /** Deactivates the agent and revokes all its keys for good. Deactivating again is a no-op (204). */
   async deactivate(caller: Caller, agentId: string): Promise<void> {
-    const current = await this.managed(caller, agentId);
+    await this.managed(caller, agentId);
     const now = this.now();
-    const hashes = await this.repo.deactivate(caller.workspaceId, agentId, now, stampOf(caller, now), current);
+    const hashes = await this.repo.deactivate(caller.workspaceId, agentId, now, stampOf(caller, now));
     if (!hashes) throw notFound('Agent');
     await this.deps.gate.accessChanged([caller.workspaceId], hashes);
   }

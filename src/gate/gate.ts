@@ -212,13 +212,11 @@ export class RequestGate {
    * the hot path, and no workspace's epoch could vouch for a cached answer.
    */
   async authenticate(token: string | undefined): Promise<Principal> {
-    if (!token || !keyKind(token)) throw unauthorized();
     if (this.delivering) await this.delivering;
-    const now = this.deps.clock();
-    const found = await this.repo.key(hashKey(token), now);
-    if (!found) throw unauthorized();
-    this.uses.set(found.principal.keyId, now);
-    return found.principal;
+    const principal = token ? await this.identify(token) : undefined;
+    if (!principal) throw unauthorized();
+    this.uses.set(principal.keyId, this.deps.clock());
+    return principal;
   }
 
   /**
