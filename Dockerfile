@@ -25,4 +25,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --retries=5 CMD node -e "fetch('http://127.0.0.1:3000/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # The same V8 flags as `npm start` (src/infra/node-flags.ts says why).
-CMD ["node", "--max-semi-space-size=8", "dist/src/server.js"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=100", "dist/src/server.js"]

@@ -197,7 +197,32 @@ describe('markdown folder import', function () {
 
   it('resolves typed links to files of a later batch (late resolution across requests)', async () => {
     const workspace = await createWorkspace();
-    // Over 1,000 files: two requests; the first file requires the last one and wikilinks to it.
+    // A cycle of typed links, so that one link must point forward whatever the order; files of about 300 KB, so that a
+    // request holds three of them (900 KB) and the cycle of four spans two requests. Each also wikilinks to the next.
+    const big = 'Filler text. '.repeat(23_000);
+    const names = ['a', 'b', 'c', 'd'];
+    const files: Record<string, string> = {};
+    names.forEach((name, i) => {
+      const next = names[(i + 1) % names.length];
+      files[`${name}.md`] = `---\nrequires: ${next}\n---\n# ${name.toUpperCase()}\n\nSee [[${next}]].\n\n${big}\n`;
+    });
+    const report = await importFolder(options(workspace, newVault(files)));
+    expect(report.errors).to.deep.equal([]);
+    expect(report.created.sort()).to.deep.equal(names);
+    expect(report.unresolved).to.deep.equal([]);
+    const nodes = await nodesBySlug(workspace);
+    for (const [i, name] of names.entries()) {
+      const next = names[(i + 1) % names.length];
+      expect(outgoingOf(await getNode(workspace, nodes[name].id))).to.deep.equal([`references>${next}`, `requires>${next}`]);
+    }
+    // The file whose link pointed forward was sent once more, and updated then.
+    const audit = (await request('GET', workspace.path('/audit-events?action=node.imported'), { token: workspace.owner.key })).body.events;
+    expect(audit.map((e: any) => e.after.updated).sort()).to.deep.equal([0, 0, 1]);
+  });
+
+  it('sends each file after the files its typed links point to, so that a chain of links needs no second request', async () => {
+    const workspace = await createWorkspace();
+    // Over 1,000 files (two requests); the first file in path order requires the last one and wikilinks to it.
     const files: Record<string, string> = { 'a-first.md': '---\nrequires: [z-last]\n---\n# First\n\nSee [[z-last]].\n', 'z-last.md': '# Last\n' };
     for (let i = 0; i < 1000; i++) files[`m/${String(i).padStart(4, '0')}.md`] = `# Page ${i}\n`;
     const report = await importFolder(options(workspace, newVault(files)));
@@ -206,6 +231,9 @@ describe('markdown folder import', function () {
     expect(report.unresolved).to.deep.equal([]);
     const first = (await listNodes(workspace, { q: 'First', limit: 5 })).nodes.find((n: any) => n.slug === 'a-first');
     expect(outgoingOf(await getNode(workspace, first.id))).to.deep.equal(['references>z-last', 'requires>z-last']);
+    // Two requests that wrote, each creating nodes: nothing was sent a second time to add a link.
+    const audit = (await request('GET', workspace.path('/audit-events?action=node.imported'), { token: workspace.owner.key })).body.events;
+    expect(audit.map((e: any) => e.after.updated)).to.deep.equal([0, 0]);
   });
 
   it('the CLI command needs an editor key and prints its report', async () => {
@@ -228,6 +256,18 @@ describe('parseMarkdownFile', () => {
     expect(parseMarkdownFile('a/b.md', '---\ntitle: From FM\n---\n# Heading\n').item).to.include({ title: 'From FM', slug: 'a-b' });
     expect(parseMarkdownFile('a/b.md', 'Intro\n\n## Heading *two*\n').item).to.include({ title: 'Heading two', description: 'Intro' });
     expect(parseMarkdownFile('Notes/My Page.md', 'just text\n').item).to.include({ title: 'My Page', slug: 'notes-my-page' });
+  });
+
+  it('finds the first heading and paragraph however far down the body they are', () => {
+    const code = `\`\`\`\n${'line\n\n'.repeat(200)}# not a heading\n\`\`\`\n\n`;
+    expect(parseMarkdownFile('x.md', `${code}Real title\n==========\n\nThe first paragraph.\n`).item).to.include({ title: 'Real title', description: 'The first paragraph.' });
+    const long = `# Top\n\n${'<!-- a comment\n\nstill a comment\n\n'.repeat(50)}-->\n\nAfter the comment.\n`;
+    expect(parseMarkdownFile('x.md', long).item).to.include({ title: 'Top', description: 'After the comment.' });
+  });
+
+  it('reads a reference link of the first paragraph with its definition at the end of the file', () => {
+    const text = `See [the guide][g] first.\n\n${'More text.\n\n'.repeat(100)}[g]: https://example.com/guide\n`;
+    expect(parseMarkdownFile('x.md', text).item).to.include({ description: 'See the guide first.' });
   });
 
   it('reads link targets written as slugs, [[slug]], [[slug|label]] or slug#heading', () => {

@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../service-deps.js';
 import { type RelationshipType, relationshipTypeOf } from './link-types.js';
 import { type ImportStateRow, NodeRepository, toNode } from './repository.js';
 import type { ContextNode, ImportInput, ImportNodeInput, ImportResult } from './schemas.js';
-import { type NodeFields, resolveWikilinksTo, wikilinkItem, withDefaults } from './service.js';
+import { type NodeFields, wikilinkItem, withDefaults } from './service.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
 import { maxWikilinkTargets, parseWikilinks } from './wikilinks.js';
 
@@ -170,8 +170,9 @@ export class NodeImportService {
     await this.repo.update(tx, ws, updates.map((p) => ({ nodeId: p.result.id!, changes: p.changes })), now);
     const idOf = new Map<string, string>([...stored].map(([slug, row]) => [slug, row.node.id]));
     for (const p of creates) idOf.set(p.item.slug, p.result.id!);
-    await this.repo.syncWikilinks(tx, ws, [...creates, ...updates].filter((p) => p.contentChanged).map((p) => wikilinkItem(p.result.id!, p.fields.content)), now);
-    await resolveWikilinksTo(this.repo, tx, ws, creates.map((p) => p.result.id!), now);
+    await this.repo.addWikilinks(tx, ws, creates.map((p) => wikilinkItem(p.result.id!, p.fields.content)), now);
+    await this.repo.syncWikilinks(tx, ws, updates.filter((p) => p.contentChanged).map((p) => wikilinkItem(p.result.id!, p.fields.content)), now);
+    await this.repo.resolveWaiting(tx, ws, creates.map((p) => p.result.id!), now);
     await this.repo.syncManualLinks(tx, ws, [...creates, ...updates].filter((p) => p.wanted).map((p) => ({
       nodeId: p.result.id!,
       wanted: p.wanted!.map((w) => ({ relType: w.relType, targetId: idOf.get(w.targetSlug)!, linkId: newId('lnk') })),

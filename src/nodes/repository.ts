@@ -110,10 +110,20 @@ export class NodeRepository {
     if (items.length) await tx.run('links/sync-wikilinks', { workspaceId, items, now });
   }
 
-  /** The nodes (other than `nodeIds`) whose wikilinks may resolve differently now that `nodeIds` appeared or changed slug. */
+  /** The wikilinks of nodes created in this transaction (which have no links yet); `wanted` as for syncWikilinks. */
+  async addWikilinks(tx: Runner, workspaceId: string, items: { nodeId: string; wanted: { slug: string; linkId: string }[] }[], now: string): Promise<void> {
+    if (items.some((item) => item.wanted.length)) await tx.run('links/add-wikilinks', { workspaceId, items, now });
+  }
+
+  /** The nodes (other than `nodeIds`) whose wikilinks may resolve differently now that `nodeIds` changed slug. */
   async wikilinkSources(tx: Runner, workspaceId: string, nodeIds: string[]): Promise<{ id: string; content: string | null }[]> {
     if (!nodeIds.length) return [];
     return (await tx.run('links/wikilink-sources', { workspaceId, nodeIds })) as { id: string; content: string | null }[];
+  }
+
+  /** Turns the wikilinks waiting for the slugs of just-created nodes into their links. */
+  async resolveWaiting(tx: Runner, workspaceId: string, nodeIds: string[], now: string): Promise<void> {
+    if (nodeIds.length) await tx.run('links/resolve-waiting', { workspaceId, nodeIds, now });
   }
 
   /** Makes each node's manual links to context nodes exactly `wanted` (wikilinks untouched). */

@@ -51,8 +51,8 @@ export class NodeService {
           };
           // Token counts are stored beside the texts (not part of the API's node), so retrieval never tokenizes.
           await this.repo.create(tx, ws, [{ ...node, ...tokenCountsOf(node) }]);
-          await this.syncWikilinks(tx, ws, node.id, node.content, now);
-          await this.resolveWikilinksTo(tx, ws, node.id, now);
+          await this.repo.addWikilinks(tx, ws, [wikilinkItem(node.id, node.content)], now);
+          await this.repo.resolveWaiting(tx, ws, [node.id], now);
           const { id, createdAt, updatedAt, archivedAt, ...after } = node;
           await recordAudit(tx, stampOf(caller, now), { action: 'node.created', workspaceId: ws, targetIds: [id], after });
           return (await this.repo.get(tx, ws, node.id))!;
@@ -247,9 +247,13 @@ export class NodeService {
     await this.repo.syncWikilinks(tx, workspaceId, [wikilinkItem(nodeId, content)], now);
   }
 
-  /** After a node appears or changes its slug: re-syncs every node whose wikilinks may now resolve differently. */
+  /**
+   * After a node changes its slug: re-syncs, whole, every other node whose wikilinks may now resolve differently
+   * (those linked to its old slug, those waiting for its new one). A created node needs less: resolveWaiting.
+   */
   private async resolveWikilinksTo(tx: GraphTx, workspaceId: string, nodeId: string, now: string): Promise<void> {
-    await resolveWikilinksTo(this.repo, tx, workspaceId, [nodeId], now);
+    const sources = await this.repo.wikilinkSources(tx, workspaceId, [nodeId]);
+    await this.repo.syncWikilinks(tx, workspaceId, sources.map((s) => wikilinkItem(s.id, s.content)), now);
   }
 }
 
@@ -271,12 +275,6 @@ export function withDefaults(input: CreateNodeInput): NodeFields {
 /** A node's wikilink sync item: the slugs its content links to, each with a fresh link id. */
 export function wikilinkItem(nodeId: string, content: string | null): { nodeId: string; wanted: { slug: string; linkId: string }[] } {
   return { nodeId, wanted: parseWikilinks(content).map((slug) => ({ slug, linkId: newId('lnk') })) };
-}
-
-/** After nodes appear or change their slugs: re-syncs, in one statement, every other node whose wikilinks may now resolve differently. */
-export async function resolveWikilinksTo(repo: NodeRepository, tx: GraphTx, workspaceId: string, nodeIds: string[], now: string): Promise<void> {
-  const sources = await repo.wikilinkSources(tx, workspaceId, nodeIds);
-  await repo.syncWikilinks(tx, workspaceId, sources.map((s) => wikilinkItem(s.id, s.content)), now);
 }
 
 function slugTaken(slug: string): AppError {

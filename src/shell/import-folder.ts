@@ -3,7 +3,7 @@ import cliProgress from 'cli-progress';
 import type { ImportNodeInput, ImportResult } from '../nodes/schemas.js';
 import { maxImportNodes } from '../nodes/schemas.js';
 import { ApiProblem, ServiceUnreachable, call } from './client.js';
-import { type VaultFile, readVault } from './vault.js';
+import { type ScannedFile, type VaultFile, itemOf, scanVault } from './vault.js';
 
 /**
  * `npm run cli -- import DIR --workspace ws_… [--dry-run] [--prune] [--strict]`: a markdown folder into a workspace,
@@ -39,21 +39,43 @@ export interface FolderImportReport {
 /** Bytes of one request's JSON, kept below the service's 1 MiB body limit. */
 const maxBatchBytes = 900 * 1024;
 
+/**
+ * Requests under way at once. With two, the service reads and checks one batch while Neo4j writes the one
+ * before (each batch still waits for the workspace's lock in turn), and this process parses the files of the next.
+ */
+const requestsInFlight = 2;
+
 type Answer = ImportResult;
-type Sent = { file: VaultFile & { item: ImportNodeInput }; result?: Answer['nodes'][number] };
+type Readable = ScannedFile & { meta: Record<string, unknown> };
+type Sent = { file: VaultFile & { item: ImportNodeInput }; bytes: number; result?: Answer['nodes'][number] };
 
 export async function importFolder(o: FolderImportOptions): Promise<FolderImportReport> {
-  const files = readVault(o.dir);
+  const files = scanVault(o.dir);
   const report: FolderImportReport = { dryRun: o.dryRun, files: files.length, created: [], updated: [], unchanged: 0, archived: [], errors: [], unresolved: [], aborted: false };
-  const good: Sent[] = [];
+  const readable: Readable[] = [];
   for (const f of files) {
-    if (f.item) good.push({ file: f as Sent['file'] });
-    else report.errors.push({ path: f.path, reason: f.error! });
+    if (f.meta) readable.push(f);
+    else report.errors.push({ path: f.path, reason: f.error });
   }
-  const oversize = good.filter((s) => bytesOf(s.file.item) > maxBatchBytes);
-  for (const s of oversize) report.errors.push({ path: s.file.path, reason: `too large for one request (${bytesOf(s.file.item)} bytes of JSON, at most ${maxBatchBytes})` });
-  const sendable = good.filter((s) => !oversize.includes(s));
-  if (o.strict && report.errors.length) return { ...report, aborted: true };
+
+  // Each file becomes its item as it is about to be sent (parsing bodies is most of this side's work), so that it
+  // happens while the service writes the batches before.
+  const sendable: Sent[] = [];
+  function* items(onRefused?: () => void): Generator<Sent> {
+    for (const f of sendOrder(readable)) {
+      const v = itemOf(f);
+      const bytes = v.item ? bytesOf(v.item) : 0;
+      if (!v.item) report.errors.push({ path: v.path, reason: v.error });
+      else if (bytes > maxBatchBytes) report.errors.push({ path: v.path, reason: `too large for one request (${bytes} bytes of JSON, at most ${maxBatchBytes})` });
+      else {
+        const s: Sent = { file: v as Sent['file'], bytes };
+        sendable.push(s);
+        yield s;
+        continue;
+      }
+      onRefused?.();
+    }
+  }
 
   const base = `/api/v1/workspaces/${encodeURIComponent(o.workspaceId)}/context-nodes`;
   const post = (body: object) => withRetries(() => call('POST', `${base}/import`, o.key, { body })).then((a) => a.json as Answer);
@@ -65,22 +87,37 @@ export async function importFolder(o: FolderImportOptions): Promise<FolderImport
     });
     bar?.increment(batch.length);
   };
-
-  // --strict: a dry run of every batch first; any item the service refuses stops the import before a write.
-  if (o.strict && !o.dryRun) {
-    for (const batch of batches(sendable)) await send(batch, true);
-    const refused = sendable.filter((s) => s.result?.outcome === 'error');
-    if (refused.length) {
-      for (const s of refused) report.errors.push({ path: s.file.path, reason: `${s.result!.error!.code}: ${s.result!.error!.message}` });
-      return { ...report, aborted: true };
+  const sendAll = async (source: Iterable<Sent>, dryRun: boolean, bar?: cliProgress.SingleBar) => {
+    const pending: Promise<void>[] = [];
+    for (const batch of batches(source)) {
+      const sending = send(batch, dryRun, bar);
+      sending.catch(() => undefined); // awaited below, in order; a later batch's failure must not go unhandled meanwhile
+      pending.push(sending);
+      if (pending.length >= requestsInFlight) await pending.shift();
     }
-    for (const s of sendable) s.result = undefined;
+    for (const sending of pending) await sending;
+  };
+
+  if (o.strict) {
+    // --strict: every file is read before anything is sent, then a dry run of every batch; a file that this side
+    // or the service refuses stops the import before a write.
+    const all = [...items()];
+    if (report.errors.length) return finish({ ...report, aborted: true });
+    if (!o.dryRun) {
+      await sendAll(all, true);
+      const refused = all.filter((s) => s.result?.outcome === 'error');
+      if (refused.length) {
+        for (const s of refused) report.errors.push({ path: s.file.path, reason: `${s.result!.error!.code}: ${s.result!.error!.message}` });
+        return finish({ ...report, aborted: true });
+      }
+      for (const s of all) s.result = undefined;
+    }
   }
 
   const bar = o.progress ? new cliProgress.SingleBar({ stream: o.progress, format: 'import [{bar}] {value}/{total} files  {eta_formatted} left', etaBuffer: 50 }, cliProgress.Presets.shades_classic) : undefined;
-  bar?.start(sendable.length, 0);
+  bar?.start(readable.length, 0);
   try {
-    for (const batch of batches(sendable)) await send(batch, o.dryRun, bar);
+    await sendAll(o.strict ? sendable : items(() => bar?.increment(1)), o.dryRun, bar);
   } finally {
     bar?.stop();
   }
@@ -89,10 +126,10 @@ export async function importFolder(o: FolderImportOptions): Promise<FolderImport
   // Typed links to a file of a later batch could not be stored the first time: send those files once more.
   if (!o.dryRun) {
     const again = sendable.filter((s) => s.result?.outcome !== 'error' && s.file.item.links?.some((l) => s.result!.unresolvedLinks.includes(l.target) && imported.has(l.target)));
-    for (const batch of batches(again)) await send(batch, false);
+    await sendAll(again, false);
   }
 
-  for (const s of sendable) {
+  for (const s of sendable.sort((a, b) => byPath(a.file, b.file))) {
     const r = s.result!;
     if (r.outcome === 'error') report.errors.push({ path: s.file.path, reason: `${r.error!.code}: ${r.error!.message}` });
     else if (r.outcome === 'created') report.created.push(r.slug);
@@ -111,17 +148,54 @@ export async function importFolder(o: FolderImportOptions): Promise<FolderImport
       for (const a of answer.archive) if (a.outcome === 'archived') report.archived.push(a.slug);
     }
   }
-  return report;
+  return finish(report);
 }
 
 const bytesOf = (item: ImportNodeInput) => Buffer.byteLength(JSON.stringify(item));
+const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** Consecutive batches of at most maxImportNodes items and maxBatchBytes of JSON. */
-function* batches(items: Sent[]): Generator<Sent[]> {
+/** The report's lists in path order, whatever order the files were sent in. */
+function finish(report: FolderImportReport): FolderImportReport {
+  report.errors.sort(byPath);
+  report.unresolved.sort(byPath);
+  return report;
+}
+
+/**
+ * The order in which files are sent: each after the files its typed links point to, where the links allow (a
+ * cycle is broken where it closes), otherwise in path order. A typed link can be stored only once its target
+ * exists, so every link that points forward costs its file a second send; wikilinks wait for their targets by
+ * themselves. A depth-first walk, kept on a stack of its own: a chain of links may be as long as the vault.
+ */
+function sendOrder(files: Readable[]): Readable[] {
+  const bySlug = new Map(files.map((f) => [f.slug, f]));
+  const seen = new Set<Readable>();
+  const order: Readable[] = [];
+  for (const root of files) {
+    if (seen.has(root)) continue;
+    seen.add(root);
+    const stack = [{ file: root, next: 0 }];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const target = top.next < top.file.linkTargets.length ? bySlug.get(top.file.linkTargets[top.next++]) : undefined;
+      if (target && !seen.has(target)) {
+        seen.add(target);
+        stack.push({ file: target, next: 0 });
+      } else if (top.next >= top.file.linkTargets.length) {
+        stack.pop();
+        order.push(top.file);
+      }
+    }
+  }
+  return order;
+}
+
+/** Consecutive batches of at most maxImportNodes items and maxBatchBytes of JSON, taken from `items` as they come. */
+function* batches(items: Iterable<Sent>): Generator<Sent[]> {
   let batch: Sent[] = [];
   let bytes = 0;
   for (const s of items) {
-    const size = bytesOf(s.file.item) + 1;
+    const size = s.bytes + 1;
     if (batch.length && (batch.length >= maxImportNodes || bytes + size > maxBatchBytes)) {
       yield batch;
       batch = [];

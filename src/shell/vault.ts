@@ -38,13 +38,22 @@ export function slugOfPath(relPath: string): string {
   return relPath.replace(/\.md$/i, '').split('/').map(slugify).filter(Boolean).join('-');
 }
 
-/** Reads and parses every file of the folder; two files with one slug are both refused. */
-export function readVault(dir: string): VaultFile[] {
-  const files = markdownFiles(dir).map((rel) => parseMarkdownFile(rel, readFileSync(path.join(dir, rel), 'utf8')));
-  const bySlug = new Map<string, VaultFile[]>();
-  for (const f of files) if (f.item) bySlug.set(f.slug, [...(bySlug.get(f.slug) ?? []), f]);
+/**
+ * A file read and its front matter parsed: what the import needs of every file before it sends any (the slugs,
+ * to refuse two files with one slug, and the typed links' targets, to choose the order of sending). The body is
+ * turned into the node's fields later, batch by batch (itemOf).
+ */
+export type ScannedFile =
+  | { path: string; slug: string; meta: Record<string, unknown>; body: string; linkTargets: string[]; error?: undefined }
+  | { path: string; slug: string; error: string; meta?: undefined };
+
+/** Reads every file of the folder and its front matter; two files with one slug are both refused. */
+export function scanVault(dir: string): ScannedFile[] {
+  const files = markdownFiles(dir).map((rel) => scanMarkdownFile(rel, readFileSync(path.join(dir, rel), 'utf8')));
+  const bySlug = new Map<string, ScannedFile[]>();
+  for (const f of files) if (f.meta) bySlug.set(f.slug, [...(bySlug.get(f.slug) ?? []), f]);
   return files.map((f) => {
-    const same = f.item ? bySlug.get(f.slug)! : [];
+    const same = f.meta ? bySlug.get(f.slug)! : [];
     if (same.length < 2) return f;
     return { path: f.path, slug: f.slug, error: `slug '${f.slug}' is also the slug of ${same.filter((o) => o !== f).map((o) => o.path).join(', ')}` };
   });
@@ -69,13 +78,24 @@ function targetOf(value: unknown): unknown {
   return value.trim().replace(/^\[\[(.*)\]\]$/, '$1').split('|')[0].split('#')[0].trim();
 }
 
-/** One file as an import item (validated like a single write), or the reason it cannot be one. */
-export function parseMarkdownFile(relPath: string, text: string): VaultFile {
+/** The typed links of front matter, each link type being a key (a target or a list of them). */
+function linksOf(meta: Record<string, unknown>): { linkType: string; target: unknown }[] {
+  const links: { linkType: string; target: unknown }[] = [];
+  for (const linkType of linkTypes) {
+    const value = meta[linkType];
+    if (value === undefined || value === null) continue;
+    for (const target of Array.isArray(value) ? value : [value]) links.push({ linkType, target: targetOf(target) });
+  }
+  return links;
+}
+
+/** One file's front matter and body, or why its front matter cannot be read. */
+export function scanMarkdownFile(relPath: string, text: string): ScannedFile {
   const fallbackSlug = slugOfPath(relPath);
-  let frontMatter: string | null;
-  let body: string;
   let meta: Record<string, unknown> = {};
+  let body: string;
   try {
+    let frontMatter: string | null;
     ({ frontMatter, body } = splitFrontMatter(text));
     if (frontMatter !== null && frontMatter.trim() !== '') {
       const parsed = parseYaml(frontMatter, { prettyErrors: false });
@@ -86,10 +106,52 @@ export function parseMarkdownFile(relPath: string, text: string): VaultFile {
     return { path: relPath, slug: fallbackSlug, error: `invalid front matter: ${(err as Error).message.split('\n')[0]}` };
   }
   const slug = typeof meta.slug === 'string' ? meta.slug : fallbackSlug;
-  const tree = fromMarkdown(body);
-  const heading = tree.children.find((n) => n.type === 'heading');
-  const paragraph = tree.children.find((n) => n.type === 'paragraph');
+  const linkTargets = linksOf(meta).flatMap((l) => (typeof l.target === 'string' ? [l.target] : []));
+  return { path: relPath, slug, meta, body, linkTargets };
+}
+
+/** One file as an import item (validated like a single write), or the reason it cannot be one. */
+export function parseMarkdownFile(relPath: string, text: string): VaultFile {
+  const scanned = scanMarkdownFile(relPath, text);
+  return scanned.meta ? itemOf(scanned) : { path: scanned.path, slug: scanned.slug, error: scanned.error };
+}
+
+/** A top-level block of a parsed body. */
+type Block = ReturnType<typeof fromMarkdown>['children'][number];
+
+/** A blank line: what closes a top-level paragraph or heading for good. */
+const blankLine = /\n[ \t]*\r?\n/g;
+
+/**
+ * The first top-level heading and paragraph of a body, those of them that are needed (for a title or a
+ * description that front matter does not give). Parsing a whole body costs more than all the rest of the import's
+ * client side, and these blocks are nearly always in its first lines: so a prefix ending before a blank line is
+ * parsed first, growing until what is needed is found. A top-level heading or paragraph is parsed the same
+ * whatever follows the blank line after it; only link reference definitions (`[label]: url`), which may stand
+ * anywhere and change the text of the links that use them, reach back, so a body that may have one is parsed whole.
+ */
+function leadingBlocks(body: string, need: { heading: boolean; paragraph: boolean }): { heading?: Block; paragraph?: Block } {
+  const whole = body.includes(']:');
+  for (let size = 0; ; size = Math.max(1024, size * 8)) {
+    let prefix = body;
+    if (!whole && size < body.length) {
+      blankLine.lastIndex = size;
+      const blank = blankLine.exec(body);
+      if (blank) prefix = body.slice(0, blank.index + 1);
+    }
+    const { children } = fromMarkdown(prefix);
+    const heading = children.find((n) => n.type === 'heading');
+    const paragraph = children.find((n) => n.type === 'paragraph');
+    if (prefix === body || ((heading || !need.heading) && (paragraph || !need.paragraph))) return { heading, paragraph };
+  }
+}
+
+/** A scanned file as an import item: the title and description front matter leaves out come from the body. */
+export function itemOf(file: ScannedFile & { meta: Record<string, unknown> }): VaultFile {
+  const { path: relPath, slug, meta, body } = file;
   const baseName = path.basename(relPath).replace(/\.md$/i, '');
+  const need = { heading: meta.title === undefined, paragraph: meta.description === undefined };
+  const { heading, paragraph } = need.heading || need.paragraph ? leadingBlocks(body, need) : {};
   const title = meta.title ?? (heading ? textOf(heading).trim() : '') ?? baseName;
   let description = meta.description;
   if (description === undefined) {
@@ -98,13 +160,7 @@ export function parseMarkdownFile(relPath: string, text: string): VaultFile {
   }
   const item: Record<string, unknown> = { slug, title: title || baseName, description, content: body };
   for (const key of fieldKeys) if (key !== 'slug' && key !== 'title' && key !== 'description' && meta[key] !== undefined) item[key] = meta[key];
-  const links: { linkType: string; target: unknown }[] = [];
-  for (const linkType of linkTypes) {
-    const value = meta[linkType];
-    if (value === undefined || value === null) continue;
-    for (const target of Array.isArray(value) ? value : [value]) links.push({ linkType, target: targetOf(target) });
-  }
-  item.links = links;
+  item.links = linksOf(meta);
   try {
     return { path: relPath, slug, item: validatePart<ImportNodeInput>(ImportNodeSchema, item, 'body') };
   } catch (err) {
