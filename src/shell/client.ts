@@ -25,36 +25,37 @@ export const apiUrl = () => (process.env.API_URL ?? 'http://localhost:3000').rep
 
 /** One request; a problem answer becomes an ApiProblem. CSV is asked for with Accept and returned as text. */
 export async function call(method: string, path: string, token: string, options: { body?: unknown; csv?: boolean } = {}): Promise<{ json?: any; text: string }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: options.csv ? 'text/csv' : 'application/json' };
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  let res: Response;
-  try {
-    res = await fetch(`${apiUrl()}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-  } catch (err) {
-    throw new ServiceUnreachable(`Cannot reach the service at ${apiUrl()} (set API_URL): ${(err as Error).message}`);
-  }
+  const res = await send(method, path, token, options.csv ? 'text/csv' : 'application/json', options.body);
   const text = await res.text();
-  const json = /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined;
+  const json = jsonOf(res, text);
   if (!res.ok) throw new ApiProblem(res.status, json, text);
   return { json, text };
 }
 
 /** A GET whose answer goes to `file` as it arrives (a workspace export): the bytes written. */
 export async function download(path: string, token: string, file: string): Promise<number> {
-  let res: Response;
-  try {
-    res = await fetch(`${apiUrl()}${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-  } catch (err) {
-    throw new ServiceUnreachable(`Cannot reach the service at ${apiUrl()} (set API_URL): ${(err as Error).message}`);
-  }
+  const res = await send('GET', path, token, 'application/json');
   if (!res.ok || !res.body) {
     const text = await res.text();
-    throw new ApiProblem(res.status, /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined, text);
+    throw new ApiProblem(res.status, jsonOf(res, text), text);
   }
   const out = createWriteStream(file);
   await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), out);
   return out.bytesWritten;
 }
+
+/** The request itself; a service that cannot be reached at all is a ServiceUnreachable. */
+async function send(method: string, path: string, token: string, accept: string, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  try {
+    return await fetch(`${apiUrl()}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new ServiceUnreachable(`Cannot reach the service at ${apiUrl()} (set API_URL): ${(err as Error).message}`);
+  }
+}
+
+const jsonOf = (res: Response, text: string) => (/json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined);
 
 /** `k=v` pairs: the value as JSON when it parses (numbers, booleans, lists), else as a string. */
 export function parseParams(pairs: string[]): Record<string, unknown> {

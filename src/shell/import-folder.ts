@@ -177,11 +177,13 @@ function sendOrder(files: Readable[]): Readable[] {
     const stack = [{ file: root, next: 0 }];
     while (stack.length) {
       const top = stack[stack.length - 1];
-      const target = top.next < top.file.linkTargets.length ? bySlug.get(top.file.linkTargets[top.next++]) : undefined;
+      const { links } = top.file;
+      const slug = top.next < links.length ? links[top.next++].target : undefined;
+      const target = typeof slug === 'string' ? bySlug.get(slug) : undefined;
       if (target && !seen.has(target)) {
         seen.add(target);
         stack.push({ file: target, next: 0 });
-      } else if (top.next >= top.file.linkTargets.length) {
+      } else if (top.next >= links.length) {
         stack.pop();
         order.push(top.file);
       }

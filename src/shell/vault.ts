@@ -44,7 +44,7 @@ export function slugOfPath(relPath: string): string {
  * turned into the node's fields later, batch by batch (itemOf).
  */
 export type ScannedFile =
-  | { path: string; slug: string; meta: Record<string, unknown>; body: string; linkTargets: string[]; error?: undefined }
+  | { path: string; slug: string; meta: Record<string, unknown>; body: string; links: FrontMatterLink[]; error?: undefined }
   | { path: string; slug: string; error: string; meta?: undefined };
 
 /** Reads every file of the folder and its front matter; two files with one slug are both refused. */
@@ -78,9 +78,12 @@ function targetOf(value: unknown): unknown {
   return value.trim().replace(/^\[\[(.*)\]\]$/, '$1').split('|')[0].split('#')[0].trim();
 }
 
+/** A typed link as front matter writes it; the target is checked with the rest of the item (itemOf). */
+type FrontMatterLink = { linkType: string; target: unknown };
+
 /** The typed links of front matter, each link type being a key (a target or a list of them). */
-function linksOf(meta: Record<string, unknown>): { linkType: string; target: unknown }[] {
-  const links: { linkType: string; target: unknown }[] = [];
+function linksOf(meta: Record<string, unknown>): FrontMatterLink[] {
+  const links: FrontMatterLink[] = [];
   for (const linkType of linkTypes) {
     const value = meta[linkType];
     if (value === undefined || value === null) continue;
@@ -106,8 +109,7 @@ export function scanMarkdownFile(relPath: string, text: string): ScannedFile {
     return { path: relPath, slug: fallbackSlug, error: `invalid front matter: ${(err as Error).message.split('\n')[0]}` };
   }
   const slug = typeof meta.slug === 'string' ? meta.slug : fallbackSlug;
-  const linkTargets = linksOf(meta).flatMap((l) => (typeof l.target === 'string' ? [l.target] : []));
-  return { path: relPath, slug, meta, body, linkTargets };
+  return { path: relPath, slug, meta, body, links: linksOf(meta) };
 }
 
 /** One file as an import item (validated like a single write), or the reason it cannot be one. */
@@ -148,7 +150,7 @@ function leadingBlocks(body: string, need: { heading: boolean; paragraph: boolea
 
 /** A scanned file as an import item: the title and description front matter leaves out come from the body. */
 export function itemOf(file: ScannedFile & { meta: Record<string, unknown> }): VaultFile {
-  const { path: relPath, slug, meta, body } = file;
+  const { path: relPath, slug, meta, body, links } = file;
   const baseName = path.basename(relPath).replace(/\.md$/i, '');
   const need = { heading: meta.title === undefined, paragraph: meta.description === undefined };
   const { heading, paragraph } = need.heading || need.paragraph ? leadingBlocks(body, need) : {};
@@ -160,7 +162,7 @@ export function itemOf(file: ScannedFile & { meta: Record<string, unknown> }): V
   }
   const item: Record<string, unknown> = { slug, title: title || baseName, description, content: body };
   for (const key of fieldKeys) if (key !== 'slug' && key !== 'title' && key !== 'description' && meta[key] !== undefined) item[key] = meta[key];
-  item.links = linksOf(meta);
+  item.links = links;
   try {
     return { path: relPath, slug, item: validatePart<ImportNodeInput>(ImportNodeSchema, item, 'body') };
   } catch (err) {
