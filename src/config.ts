@@ -35,7 +35,7 @@ export interface Config {
    */
   mcp: { allowedHosts: string[]; allowedOrigins: string[]; defaultMaxTokens: number };
   /**
-   * Webhook delivery. allowPrivateTargets: URLs resolving to loopback, private or link-local addresses are accepted
+   * Webhook delivery. allowPrivateTargets: URLs reaching special-purpose addresses (loopback, private, reserved, …) are accepted
    * (development and tests only); timeoutMs: per delivery attempt; retryBaseMs and maxAttempts: exponential backoff
    * (the defaults spread 14 attempts over about a day; the subscription is disabled when the last one fails);
    * relayIntervalMs: how often the outbox is moved to the queue.

@@ -19,8 +19,9 @@ export function webhookRoutes(s: { webhooks: WebhookService }): AnyRoute[] {
     defineRoute({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/webhooks', operationId: 'createWebhook', summary: 'Subscribe a URL to events',
       description:
-        `The response holds the signing secret, shown this once. ${deliveryNote} A URL resolving to a loopback, private or link-local ` +
-        'address is 400 unless the operator allows such targets (WEBHOOK_ALLOW_PRIVATE_TARGETS).',
+        `The response holds the signing secret, shown this once. ${deliveryNote} A URL that is or resolves to a special-purpose ` +
+        'address (loopback, private, link-local, documentation, reserved: every range of the IANA special-purpose registries) is 400 unless the ' +
+        'operator allows such targets (WEBHOOK_ALLOW_PRIVATE_TARGETS); the same check runs before every delivery attempt.',
       params: WorkspacePath, body: CreateSubscriptionBody,
       responses: { 201: { description: 'The subscription, with its secret', schema: CreatedSubscriptionSchema } },
       handler: async ({ ctx, caller, body }) => {

@@ -1,9 +1,9 @@
-import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { isPrivateAddress } from './url-guard.js';
+import { checkTarget } from './url-guard.js';
 
 export interface SendResult {
   ok: boolean;
@@ -11,30 +11,46 @@ export interface SendResult {
   error: string | null;
 }
 
-/** Resolves like the system does, but refuses private addresses (a host re-pointed after it was checked). */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '', 0);
-    const list = addresses as unknown as { address: string; family: number }[];
-    const bad = list.find((a) => isPrivateAddress(a.address));
-    if (bad || list.length === 0) return callback(Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }), '', 0);
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
-    callback(null, list[0].address, list[0].family);
+/** Answers the connection's name lookup with the addresses the guard checked, instead of asking DNS again. */
+function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
+  return (hostname, options, callback) => {
+    const usable = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+    process.nextTick(() => {
+      if (usable.length === 0) return callback(Object.assign(new Error(`${hostname} has no checked IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);
+      if (options.all) return callback(null, usable);
+      callback(null, usable[0].address, usable[0].family);
+    });
+  };
+}
+
+/** The guard's answer, or a refusal once the attempt's time is up (a resolver that never answers must not hold a drain). */
+async function checkInTime(url: string, allowPrivate: boolean, timeoutMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<{ refused: string }>((resolve) => {
+    timer = setTimeout(() => resolve({ refused: `was not resolved within ${timeoutMs} ms` }), timeoutMs);
   });
-};
+  try {
+    return await Promise.race([checkTarget(url, allowPrivate), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * POSTs one signed delivery (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature over
  * `id.timestamp.body` with the subscription's whsec_ secret). A 2xx is success; redirects are not followed (a 3xx is a
- * failure); past `timeoutMs` the attempt fails.
+ * failure); past `timeoutMs` the attempt fails. The target passes the same guard as at subscription time first: a
+ * refused one is a failed attempt that sends nothing, and the connection goes only to the addresses the guard checked.
  */
 export async function sendWebhook(
   target: { url: string; secret: string },
   message: { id: string; body: string; at: Date },
   options: { timeoutMs: number; allowPrivate: boolean },
 ): Promise<SendResult> {
+  const checked = await checkInTime(target.url, options.allowPrivate, options.timeoutMs);
+  if ('refused' in checked) return { ok: false, statusCode: null, error: `not sent: the URL ${checked.refused}` };
+  const { url, addresses } = checked;
   const signature = new Webhook(target.secret).sign(message.id, message.at, message.body);
-  const url = new URL(target.url);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<SendResult>((resolve) => {
     const req = client.request(
@@ -50,7 +66,7 @@ export async function sendWebhook(
           'webhook-signature': signature,
         },
         timeout: options.timeoutMs,
-        lookup: options.allowPrivate ? undefined : publicOnlyLookup,
+        lookup: addresses && pinnedLookup(addresses),
         agent: false,
       },
       (res) => {

@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../service-deps.js';
 import { WebhookRepository } from './repository.js';
 import { SecretBox } from './secret-box.js';
 import type { CreateSubscriptionInput, Delivery, DeliveryQuery, Subscription, UpdateSubscriptionInput } from './schemas.js';
-import { refusedUrl } from './url-guard.js';
+import { checkTarget } from './url-guard.js';
 
 /** A Standard Webhooks signing secret: whsec_ and 32 random bytes in base64. */
 export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -76,8 +76,8 @@ export class WebhookService {
   }
 
   private async checkUrl(url: string): Promise<void> {
-    const why = await refusedUrl(url, this.deps.config.webhooks.allowPrivateTargets);
-    if (why) throw invalidField('/url', why);
+    const checked = await checkTarget(url, this.deps.config.webhooks.allowPrivateTargets);
+    if ('refused' in checked) throw invalidField('/url', checked.refused);
   }
 
   private now(): string {

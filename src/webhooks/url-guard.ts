@@ -1,45 +1,70 @@
+import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-/** Loopback, private, link-local, shared, multicast and reserved ranges: a webhook never goes there unless allowed. */
-const blocked = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) blocked.addSubnet(net, bits, 'ipv6');
+/**
+ * The only IPv6 block allocated for global unicast. ipaddr.js calls everything outside its named ranges unicast,
+ * which would let through the deprecated IPv4-compatible form (::a.b.c.d, a loopback in disguise) and space
+ * the IETF keeps reserved.
+ */
+const globalUnicastV6 = ipaddr.parseCIDR('2000::/3');
 
-/** Whether an address is one a webhook must not reach by default. */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blocked.check(mapped[1], 'ipv4');
-  return blocked.check(address, 'ipv6');
+/**
+ * The special-purpose range an address lies in (as ipaddr.js names the ranges of the IANA IPv4 and IPv6 registries:
+ * loopback, private, linkLocal, 6to4, teredo, rfc6052, reserved, …), or undefined for a public unicast address.
+ * IPv4-mapped IPv6 is judged as the IPv4 address it carries; the other forms that embed IPv4 (6to4, Teredo, NAT64,
+ * IPv4-translated) have ranges of their own and are refused whatever they carry.
+ */
+export function specialRangeOf(address: string): string | undefined {
+  let parsed: ReturnType<typeof ipaddr.process>;
+  try {
+    parsed = ipaddr.process(address);
+  } catch {
+    return 'unparseable';
+  }
+  const range = parsed.range();
+  if (range !== 'unicast') return range;
+  if (parsed.kind() === 'ipv6' && !parsed.match(globalUnicastV6)) return 'reserved';
+  return undefined;
 }
 
 /**
- * Why a URL may not receive webhooks, or undefined when it may: http(s) only, no credentials in it, and (unless
- * private targets are allowed) every address its host resolves to is public.
+ * A webhook URL the guard let through. `addresses`, present when private targets are refused, are the ones it
+ * checked: connect to those only, so a name re-pointed after the check cannot reach anything else.
  */
-export async function refusedUrl(url: string, allowPrivate: boolean): Promise<string | undefined> {
+export interface CheckedTarget {
+  url: URL;
+  addresses?: LookupAddress[];
+}
+
+/**
+ * The one guard of a webhook target, run when a subscription is made or changed and again before every send: http(s)
+ * only, no credentials, and (unless private targets are allowed) every address the host is, or resolves to, must be
+ * public. Answers why not in words that follow "the URL" / "url".
+ */
+export async function checkTarget(url: string, allowPrivate: boolean): Promise<CheckedTarget | { refused: string }> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return 'is not a URL';
+    return { refused: 'is not a URL' };
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an http or https URL';
-  if (parsed.username || parsed.password) return 'must not carry credentials';
-  if (allowPrivate) return undefined;
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return { refused: 'must be an http or https URL' };
+  if (parsed.username || parsed.password) return { refused: 'must not carry credentials' };
+  if (allowPrivate) return { url: parsed };
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
+  const family = isIP(host);
+  let addresses: LookupAddress[];
   try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    addresses = family ? [{ address: host, family }] : await lookup(host, { all: true, verbatim: true });
   } catch {
-    return 'has a host name that does not resolve';
+    return { refused: 'has a host name that does not resolve' };
   }
-  if (addresses.length === 0 || addresses.some(isPrivateAddress)) return 'resolves to a loopback, private or link-local address';
-  return undefined;
+  if (addresses.length === 0) return { refused: 'has a host name that does not resolve' };
+  for (const { address } of addresses) {
+    const range = specialRangeOf(address);
+    if (range) return { refused: `reaches a special-purpose address (${range}), which webhooks may not target unless the operator allows private targets` };
+  }
+  return { url: parsed, addresses };
 }
