@@ -19,12 +19,30 @@ interface Settings {
   timeoutMs?: number;
 }
 
-async function runOne(query: string, token: string, s: Settings): Promise<string> {
+/** An answer as text for stdout; a CSV answer that was cut comes with a note for stderr, so stdout stays CSV. */
+async function runOne(query: string, token: string, s: Settings): Promise<{ out: string; note?: string }> {
   const body = { query, params: s.params, ...(s.limit ? { limit: s.limit } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}) };
   const answer = await call('POST', '/api/v1/admin/cypher', token, { body, csv: s.format === 'csv' });
+  if (s.format === 'csv') {
+    const cut = answer.headers.get('x-truncated') === 'true';
+    return { out: render('csv', answer), note: cut ? `(${rowsText(Number(answer.headers.get('x-row-count')))}, ${cutReason(answer.headers.get('x-truncated-by'), s.limit)})` : undefined };
+  }
   const a = answer.json;
-  const footer = a ? `(${a.rowCount} row${a.rowCount === 1 ? '' : 's'}${a.truncated ? `, cut at the limit of ${a.limit}` : ''}, ${a.elapsedMs} ms)` : undefined;
-  return render(s.format, answer, footer);
+  const footer = `(${rowsText(a.rowCount)}${a.truncated ? `, ${cutReason(a.truncatedBy, a.limit)}` : ''}, ${a.elapsedMs} ms)`;
+  return { out: render(s.format, answer, footer) };
+}
+
+const rowsText = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+
+/** Why an answer was cut, in words; a service from before truncatedBy cut only at the row limit. */
+function cutReason(truncatedBy: string | null | undefined, limit: number | undefined): string {
+  if (truncatedBy === 'bytes') return 'cut at the size bound: a value or the answer was too large';
+  return limit ? `cut at the limit of ${limit}` : 'cut at the row limit';
+}
+
+function print(answer: { out: string; note?: string }): void {
+  process.stdout.write(`${answer.out}\n`);
+  if (answer.note) process.stderr.write(`${answer.note}\n`);
 }
 
 /** Statements of a file or of -e: split where a line ends with ';'. */
@@ -68,7 +86,7 @@ async function repl(token: string, s: Settings): Promise<void> {
         const query = buffer.join('\n').trim().replace(/;$/, '');
         buffer = [];
         try {
-          process.stdout.write(`${await runOne(query, token, s)}\n`);
+          print(await runOne(query, token, s));
         } catch (err) {
           process.stdout.write(`${describeError(err, query)}\n`);
         }
@@ -110,7 +128,7 @@ async function main(): Promise<void> {
   let failed = false;
   for (const query of statementsOf(script)) {
     try {
-      process.stdout.write(`${await runOne(query, token, settings)}\n`);
+      print(await runOne(query, token, settings));
     } catch (err) {
       failed = true;
       process.stderr.write(`${describeError(err, query)}\n`);

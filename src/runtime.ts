@@ -9,12 +9,11 @@ import { QueryCatalog } from './infra/cypher-files.js';
 import { type Clock, systemClock } from './infra/ids.js';
 import { type LocalServer, startNeo4j, startRedis } from './infra/local-deps.js';
 import { migrate } from './infra/migrations.js';
-import { GraphExecutor, createDriver, createUntrustedDriver } from './infra/neo4j.js';
+import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { answerClientErrors } from './http/error-handler.js';
 import { Metrics } from './http/observability.js';
 import { type AppServices, createServices } from './services.js';
-import { analystConcurrency } from './analyst/service.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export function createLogger(level: string): Logger {
@@ -80,11 +79,11 @@ export async function startService(
   options: { clock?: Clock; validateResponses?: boolean } = {},
 ): Promise<RunningService> {
   const driver = createDriver({ ...config.neo4j, uri: endpoints.neo4jUri });
-  // The analysts' ad-hoc queries have a pool of their own, one connection per query they may run at once.
-  const untrustedDriver = createUntrustedDriver({ ...config.neo4j, uri: endpoints.neo4jUri }, analystConcurrency);
-  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog(), { readTimeoutMs: config.neo4j.readTimeoutMs, untrustedDriver });
+  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog(), { readTimeoutMs: config.neo4j.readTimeoutMs });
   const redis = createRedis(endpoints.redisUrl);
-  const services = createServices({ config, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
+  // The services see the Neo4j in use, self-started or not (the analysts' query processes connect to it themselves).
+  const resolved: Config = { ...config, neo4j: { ...config.neo4j, uri: endpoints.neo4jUri } };
+  const services = createServices({ config: resolved, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
   try {
     await driver.verifyConnectivity({ database: config.neo4j.database });
     await migrate(graph);
@@ -95,7 +94,6 @@ export async function startService(
     if (counted > 0) logger.info({ nodes: counted }, 'stored token counts on nodes written before they were counted');
   } catch (err) {
     await driver.close();
-    await untrustedDriver.close();
     redis.disconnect();
     throw err;
   }
@@ -141,7 +139,6 @@ export async function startService(
       clearInterval(retention);
       await dispatcher.stop();
       await driver.close();
-      await untrustedDriver.close();
       await Promise.allSettled([redis.quit()]);
     },
   };

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import neo4j, { type Driver } from 'neo4j-driver';
+import { inReadTransaction } from '../src/analyst/query-worker.js';
 import { createAgent } from './support/agents.js';
 import { type Reply, createWorkspace, problem, request } from './support/api.js';
 import { adminToken, analystToken, env } from './support/harness.js';
@@ -135,8 +136,7 @@ describe('analyst ad-hoc Cypher (POST /api/v1/admin/cypher)', () => {
     it('the transaction itself is read-only: a write that got past the checks still fails and changes nothing', async () => {
       const before = await graphCounts(driver);
       let failure: unknown;
-      await env.service.services.graph
-        .readUntrusted((tx) => tx.run('CREATE (:AnalystProbe {layer: true})'), { timeoutMs: 5000 })
+      await inReadTransaction(driver, env.config.neo4j.database, { timeoutMs: 5000 }, (tx) => tx.run('CREATE (:AnalystProbe {layer: true})'))
         .catch((err) => (failure = err));
       expect(failure, 'the write in a READ transaction').to.be.instanceOf(Error);
       expect(await graphCounts(driver)).to.deep.equal(before);
@@ -220,7 +220,7 @@ describe('analyst ad-hoc Cypher (POST /api/v1/admin/cypher)', () => {
     it('cuts the rows at the default limit of 1,000 and says so', async () => {
       const res = await cypher({ query: 'UNWIND range(1, 2500) AS i RETURN i' });
       expect(res.status, res.text).to.equal(200);
-      expect(res.body).to.include({ rowCount: 1000, truncated: true, limit: 1000 });
+      expect(res.body).to.include({ rowCount: 1000, truncated: true, truncatedBy: 'rows', limit: 1000 });
       expect(res.body.rows[999]).to.deep.equal([1000]);
     });
 
@@ -246,6 +246,7 @@ describe('analyst ad-hoc Cypher (POST /api/v1/admin/cypher)', () => {
       expect(res.headers.get('content-type')).to.match(/^text\/csv/);
       expect(res.headers.get('x-row-count')).to.equal('4');
       expect(res.headers.get('x-truncated')).to.equal('true');
+      expect(res.headers.get('x-truncated-by')).to.equal('rows');
       const rows = parse(res.text) as string[][];
       expect(rows[0]).to.deep.equal(['i', 'text', 'list', 'nothing']);
       expect(rows.slice(1)).to.have.length(4);
@@ -260,7 +261,7 @@ describe('analyst ad-hoc Cypher (POST /api/v1/admin/cypher)', () => {
       expect(lines[0]).to.deep.equal({ columns: ['i', 'double'] });
       expect(lines[1]).to.deep.equal([1, 2]);
       expect(lines).to.have.length(2002);
-      expect(lines[2001]).to.include({ rowCount: 2000, truncated: true, limit: 2000 });
+      expect(lines[2001]).to.include({ rowCount: 2000, truncated: true, truncatedBy: 'rows', limit: 2000 });
     });
 
     it('a refused query asked for as NDJSON is still a problem with its status', async () => {
@@ -285,6 +286,19 @@ describe('analyst ad-hoc Cypher (POST /api/v1/admin/cypher)', () => {
       const refused = await shell(['-e', 'CREATE (n:AnalystProbe)']);
       expect(refused.code).to.equal(1);
       expect(refused.stderr).to.match(/^query_refused: /);
+    });
+
+    it('the shell says why an answer was cut: in the table’s footer, and on stderr beside CSV', async () => {
+      const big = "UNWIND [1, 2] AS i RETURN i, CASE i WHEN 1 THEN 'small' ELSE reduce(s = '', x IN range(1, 17) | s + s + 'xxxxxxxxxx') END AS big;";
+      const table = await shell(['-e', big]);
+      expect(table.code, table.stderr).to.equal(0);
+      expect(table.stdout).to.match(/\(1 row, cut at the size bound: a value or the answer was too large, \d+ ms\)/);
+      const limited = await shell(['-e', 'UNWIND range(1, 5) AS i RETURN i;', '--limit', '2']);
+      expect(limited.stdout).to.match(/\(2 rows, cut at the limit of 2, \d+ ms\)/);
+      const csv = await shell(['-e', big, '--format', 'csv']);
+      expect(csv.code, csv.stderr).to.equal(0);
+      expect(csv.stdout.trim().split(/\r?\n/)).to.deep.equal(['i,big', '1,small']);
+      expect(csv.stderr.trim()).to.equal('(1 row, cut at the size bound: a value or the answer was too large)');
     });
 
     it('the interactive shell reads a statement over several lines until ";" and takes :param', async () => {

@@ -1,26 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { type TestWorkspace, addMember, createWorkspace, request } from './support/api.js';
 import { env } from './support/harness.js';
+import { writeVault } from './support/vault.js';
 import { getNode, graphEtag, listNodes, nodesBySlug, outgoingOf } from './support/nodes.js';
 import { importFolder } from '../src/shell/import-folder.js';
-import { parseMarkdownFile } from '../src/shell/vault.js';
+import { maxFileBytes, parseMarkdownFile, scanVault } from '../src/shell/vault.js';
 
 const run = promisify(execFile);
-
-/** A small vault written for the tests: file path → text. */
-function writeVault(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'vault-'));
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
 
 const vault = {
   'brand-voice.md': [
@@ -168,7 +158,7 @@ describe('markdown folder import', function () {
     expect(reasons['bad-type.md']).to.match(/nodeType must be one of/);
     expect(reasons['bad-importance.md']).to.match(/importance must be <= 100/);
     expect(reasons['long-title.md']).to.match(/title must NOT have more than 200 characters/);
-    expect(reasons['bad-slug.md']).to.match(/^slug must match pattern/);
+    expect(reasons['bad-slug.md']).to.match(/^slug must be a slug: lowercase letters and digits of any script/);
     expect(reasons['bad-link.md']).to.match(/links\[0\]\.target/);
     expect(reasons['twin-a.md']).to.match(/also the slug of twin-b\.md/);
     expect(report.created).to.deep.equal(['good']);
@@ -251,16 +241,34 @@ describe('markdown folder import', function () {
   });
 });
 
+describe('scanVault', () => {
+  it('refuses a file larger than one request may be by its size, without reading it, and reads the rest', () => {
+    const dir = writeVault({ 'small.md': '# Small\n\nFits.', 'huge.md': '' });
+    try {
+      // A sparse file: reading it would take its whole size in memory; its size alone refuses it.
+      truncateSync(path.join(dir, 'huge.md'), 50 * 1024 * 1024);
+      const files = scanVault(dir);
+      const huge = files.find((f) => f.path === 'huge.md')!;
+      expect(huge.error).to.match(new RegExp(`at most ${maxFileBytes} bytes`));
+      expect(files.find((f) => f.path === 'small.md')!.error).to.equal(undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('parseMarkdownFile', () => {
-  it('takes the title from front matter, else the first heading, else the file name', () => {
+  it('takes the title from front matter, else a level-1 heading that opens the body, else the file name', () => {
     expect(parseMarkdownFile('a/b.md', '---\ntitle: From FM\n---\n# Heading\n').item).to.include({ title: 'From FM', slug: 'a-b' });
-    expect(parseMarkdownFile('a/b.md', 'Intro\n\n## Heading *two*\n').item).to.include({ title: 'Heading two', description: 'Intro' });
+    expect(parseMarkdownFile('a/b.md', '# Heading *one*\n\nIntro\n').item).to.include({ title: 'Heading one', description: 'Intro' });
+    expect(parseMarkdownFile('a/b.md', 'Intro\n\n# Heading *two*\n').item).to.include({ title: 'b', description: 'Intro' });
     expect(parseMarkdownFile('Notes/My Page.md', 'just text\n').item).to.include({ title: 'My Page', slug: 'notes-my-page' });
   });
 
-  it('finds the first heading and paragraph however far down the body they are', () => {
+  it('finds the opening block and the first paragraph however far down the body they are', () => {
     const code = `\`\`\`\n${'line\n\n'.repeat(200)}# not a heading\n\`\`\`\n\n`;
-    expect(parseMarkdownFile('x.md', `${code}Real title\n==========\n\nThe first paragraph.\n`).item).to.include({ title: 'Real title', description: 'The first paragraph.' });
+    expect(parseMarkdownFile('x.md', `${code}Not the title\n==========\n\nThe first paragraph.\n`).item).to.include({ title: 'x', description: 'The first paragraph.' });
+    expect(parseMarkdownFile('x.md', `${'\n'.repeat(5000)}Real title\n==========\n\nThe first paragraph.\n`).item).to.include({ title: 'Real title', description: 'The first paragraph.' });
     const long = `# Top\n\n${'<!-- a comment\n\nstill a comment\n\n'.repeat(50)}-->\n\nAfter the comment.\n`;
     expect(parseMarkdownFile('x.md', long).item).to.include({ title: 'Top', description: 'After the comment.' });
   });

@@ -60,6 +60,27 @@ describe('operations endpoints', () => {
     expect(res.headers.get('allow')?.split(', ')).to.have.members(['GET', 'HEAD', 'POST']);
   });
 
+  it('answers OPTIONS on every path of the OpenAPI document with exactly the methods it documents there', async () => {
+    const doc = (await request('GET', '/api/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const verbs = ['get', 'put', 'post', 'delete', 'patch'];
+    const wrong: string[] = [];
+    for (const [template, item] of Object.entries(doc.paths)) {
+      const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => (name === 'workspaceId' ? 'ws_any' : `${name}-any`));
+      const documented = Object.keys(item).filter((m) => verbs.includes(m)).map((m) => m.toUpperCase());
+      const expected = documented.includes('GET') ? [...documented, 'HEAD'] : documented;
+      const res = await request('OPTIONS', path);
+      const allow = res.headers.get('allow')?.split(', ') ?? [];
+      if (res.status !== 200 || [...allow].sort().join() !== [...expected].sort().join()) wrong.push(`${template}: ${res.status} Allow ${allow.join(', ')}, documented ${expected.join(', ')}`);
+    }
+    expect(wrong).to.deep.equal([]);
+  });
+
+  it('a literal path segment wins over a parameter: GET on the bulk import path is a 405 naming POST', async () => {
+    const res = await request('GET', '/api/v1/workspaces/ws_any/context-nodes/import');
+    problem(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).to.equal('POST');
+  });
+
   it('answers HEAD wherever GET is allowed, with the headers and no body', async () => {
     const res = await request('HEAD', '/healthz');
     expect(res.status).to.equal(200);

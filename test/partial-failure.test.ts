@@ -3,9 +3,11 @@ import { type Server, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { IdempotencyStore } from '../src/gate/idempotency.js';
 import { type LocalServer, freePort, startRedis } from '../src/infra/local-deps.js';
+import { createRedis } from '../src/infra/redis.js';
 import type { RunningService } from '../src/runtime.js';
-import { createWorkspace, problem, request } from './support/api.js';
+import { createWorkspace, problem, request, unique } from './support/api.js';
 import { createAgent } from './support/agents.js';
 import { apiWith, env, startExtraService } from './support/harness.js';
 import { createNode, linkPlaybook, listNodes } from './support/nodes.js';
@@ -151,6 +153,55 @@ describe('Idempotency-Key', () => {
     expect(statuses.filter((s) => s === 201).length).to.be.at.least(1);
     for (const s of statuses) expect([201, 409]).to.include(s);
     expect(await count(w)).to.equal(1);
+  });
+
+  it('a key whose request failed while Redis was away is free again as soon as Redis is back', async () => {
+    // Two connections to the run's Redis: the one that claims (and loses Redis while its request runs), and another
+    // process's, which a retry reaches.
+    const mine = createRedis(env.deps.redisUrl);
+    const theirs = createRedis(env.deps.redisUrl);
+    await Promise.all([mine.connect(), theirs.connect()]);
+    try {
+      const scope = { workspaceId: `ws_${unique('outage')}`, callerKeyId: 'key_outage' };
+      const sent = { method: 'POST', path: '/api/v1/workspaces/x/context-nodes', bodyDigest: 'same' };
+      const claim = await new IdempotencyStore(mine).claim(scope, 'retry-after-outage', sent);
+      const other = new IdempotencyStore(theirs);
+      mine.disconnect();
+      await claim.release();
+      // While the claim cannot be ended, a retry finds it still running.
+      expect(await other.claim(scope, 'retry-after-outage', sent).catch((err) => err.code)).to.equal('conflict');
+      await mine.connect();
+      // The owed release is sent the moment the connection is ready; the other connection's retry may only race it.
+      const deadline = Date.now() + 2_000;
+      let retried = await other.claim(scope, 'retry-after-outage', sent).catch((err) => err.code);
+      while (retried === 'conflict' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+        retried = await other.claim(scope, 'retry-after-outage', sent).catch((err) => err.code);
+      }
+      expect(retried).to.be.an('object');
+    } finally {
+      mine.disconnect();
+      theirs.disconnect();
+    }
+  });
+
+  it('a claim ends only the request that made it: a late release after the key was taken again frees nothing', async () => {
+    const redis = createRedis(env.deps.redisUrl);
+    await redis.connect();
+    try {
+      const store = new IdempotencyStore(redis);
+      const scope = { workspaceId: `ws_${unique('late')}`, callerKeyId: 'key_late' };
+      const sent = { method: 'POST', path: '/p', bodyDigest: 'same' };
+      const first = await store.claim(scope, 'late', sent);
+      await first.release();
+      const second = await store.claim(scope, 'late', sent);
+      await first.release();
+      expect(await store.claim(scope, 'late', sent).catch((err) => err.code)).to.equal('conflict');
+      await second.complete({ status: 201, body: { id: 'x' } });
+      expect((await store.claim(scope, 'late', sent)).replay).to.deep.equal({ status: 201, body: { id: 'x' } });
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('a failed request leaves its key free for a corrected retry; a key that is too long is a 400', async () => {

@@ -87,7 +87,7 @@ describe('playbooks', () => {
     it('falls back to the slug "playbook" when the title has no letters or digits it can keep', async () => {
       const ws = await createWorkspace();
       const a = await createPlaybook(ws, ws.owner.key, { title: '!!!' });
-      const b = await createPlaybook(ws, ws.owner.key, { title: '日本語' });
+      const b = await createPlaybook(ws, ws.owner.key, { title: '🚀 — ✨' });
       expect([a.slug, b.slug]).to.deep.equal(['playbook', 'playbook-2']);
     });
 

@@ -133,7 +133,7 @@ describe('workspace export and import', function () {
     const imported = await importInto(target, first);
     expect(imported.status).to.equal(201);
     // The same deployment already uses the ids: new ones are given.
-    expect(imported.body).to.deep.equal({ idsKept: false, playbooks: 2, versions: 4, nodes: 3, links: 4, annotations: 2, feedback: 2 });
+    expect(imported.body).to.deep.equal({ idsKept: false, idsReplaced: 17, playbooks: 2, versions: 4, nodes: 3, links: 4, annotations: 2, feedback: 2 });
     const audit = (await request('GET', target.path('/audit-events?action=workspace.imported'), { token: target.owner.key })).body.events;
     expect(audit.map((e: any) => [e.targetIds, e.after.nodes])).to.deep.equal([[[target.workspaceId], 3]]);
     const second = (await exportOf(target)).body;
@@ -155,7 +155,8 @@ describe('workspace export and import', function () {
 
   it('keeps the export’s ids when this deployment does not use them', async () => {
     const target = await createWorkspace();
-    const suffix = randomUUID().replace(/-/g, '').slice(0, 16);
+    // The shape of this service's ids (a prefix, then 20 base36 characters): only such an id is kept.
+    const suffix = randomUUID().replace(/-/g, '').slice(0, 20);
     const at = '2026-01-02T03:04:05.678Z';
     const doc = {
       format: 'playbooks-workspace-export', version: 1, exportedAt: at, workspace: { id: 'ws_elsewhere', name: 'Elsewhere' },
@@ -170,7 +171,7 @@ describe('workspace export and import', function () {
     };
     const reply = await importInto(target, doc);
     expect(reply.status).to.equal(201);
-    expect(reply.body.idsKept).to.equal(true);
+    expect(reply.body).to.include({ idsKept: true, idsReplaced: 0 });
     const pb = await getPlaybook(target, target.owner.key, `pb_${suffix}`);
     expect(pb.contextNodes.map((n: any) => [n.linkId, n.id])).to.deep.equal([[`lnk_${suffix}`, `cn_${suffix}`]]);
     expect(pb).to.include({ ownerId: 'usr_elsewhere', createdAt: at });

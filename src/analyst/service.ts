@@ -2,16 +2,24 @@ import { createHash } from 'node:crypto';
 import { recordAuditAlone } from '../audit/recorder.js';
 import { AppError } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
-import { AnalystRepository, type RowSink } from './repository.js';
+import { AnalystRepository, type RowSink, type TruncationReason } from './repository.js';
 
-/** Analyst queries that may run at once in one API process (and the size of their connection pool). */
+/** Analyst queries that may run at once in one API process, each in a process of its own (repository.ts). */
 export const analystConcurrency = 4;
+
+const MiB = 1024 * 1024;
 
 export const cypherLimits = {
   defaultLimit: 1_000,
   maxLimit: 100_000,
   defaultTimeoutMs: 10_000,
   maxTimeoutMs: 60_000,
+  /** One value of a row, as JSON; a row with a larger one ends the answer before it. */
+  maxValueBytes: 1 * MiB,
+  /** The rows of a JSON or CSV answer, which is held whole until it is sent. */
+  maxBufferedAnswerBytes: 16 * MiB,
+  /** The rows of an NDJSON answer, which leaves as it is made: bounded all the same, so one query cannot stream forever. */
+  maxStreamedAnswerBytes: 256 * MiB,
 } as const;
 
 export interface CypherInput {
@@ -23,7 +31,8 @@ export interface CypherInput {
 
 export interface CypherOutcome {
   rows: number;
-  truncated: boolean;
+  /** Why the answer holds fewer rows than the query had; null when it holds them all. */
+  truncatedBy: TruncationReason | null;
   limit: number;
   elapsedMs: number;
 }
@@ -36,8 +45,8 @@ export class AnalystService {
   private readonly repo: AnalystRepository;
   private running = 0;
 
-  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'logger' | 'clock'>) {
-    this.repo = new AnalystRepository(deps.graph);
+  constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'logger' | 'clock' | 'config'>) {
+    this.repo = new AnalystRepository(deps.graph, deps.config);
   }
 
   /**
@@ -60,15 +69,17 @@ export class AnalystService {
     this.running += 1;
     try {
       const counted: RowSink = {
+        maxBytes: sink.maxBytes,
         columns: (keys) => sink.columns(keys),
         row: (values) => {
           rows += 1;
           return sink.row(values);
         },
       };
-      const result = await this.repo.run(text, input.params ?? {}, { limit, timeoutMs, metadata: { app: 'playbooks-analyst', caller, queryHash } }, counted);
-      if (result.truncated) outcome = 'truncated';
-      return { ...result, limit, elapsedMs: Math.round(performance.now() - started) };
+      const result = await this.repo.run(text, input.params ?? {}, { limit, maxValueBytes: cypherLimits.maxValueBytes, timeoutMs, metadata: { app: 'playbooks-analyst', caller, queryHash } }, counted);
+      if (result.cut) outcome = result.cut === 'receiver' ? 'receiver_gone' : `truncated_${result.cut}`;
+      const truncatedBy = result.cut === 'receiver' ? null : result.cut;
+      return { rows: result.rows, truncatedBy, limit, elapsedMs: Math.round(performance.now() - started) };
     } catch (err) {
       outcome = err instanceof AppError ? err.code : 'error';
       throw err;

@@ -1,4 +1,5 @@
 import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { maxSlugLength } from './slug.js';
 
 /** Schema pieces shared by several components. Limits follow decisions §2. */
 
@@ -10,7 +11,14 @@ export const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const Summary = Type.String({ maxLength: 2000 });
 export const Description = Type.String({ maxLength: 2000 });
 export const Label = Type.String({ maxLength: 100 });
-export const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'lowercase a-z, 0-9 and single hyphens' });
+export const Slug = Type.String({
+  minLength: 1,
+  maxLength: maxSlugLength,
+  // A format rather than a pattern: the rule needs Unicode classes and NFC, which pattern dialects outside
+  // JavaScript read differently or not at all (src/http/slug.ts holds it; validation.ts registers it).
+  format: 'slug',
+  description: 'Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL',
+});
 export const RoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('owner')]);
 
 /** An object schema that refuses unknown fields (every request body and query). */

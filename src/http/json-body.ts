@@ -1,4 +1,6 @@
 import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { parseChunked } from '@discoveryjs/json-ext';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError, type FieldError } from '../errors.js';
@@ -22,12 +24,20 @@ const invalidBody = (message: string, path = '/') =>
     errors: [{ path, message, in: 'body' }],
   });
 
+/** A request body as read: its value, and its bytes (what an Idempotency-Key's fingerprint is taken of). */
+export interface JsonBody {
+  value: unknown;
+  bytes: Buffer;
+}
+
 /**
  * Reads a JSON request body strictly, so that what is stored is exactly what was sent: bytes that are not
  * UTF-8, a string holding a lone surrogate (`"\ud800"`), a `__proto__` key and nesting deeper than
  * maxJsonDepth are each a 400 naming where, instead of being rewritten or stored. An empty body reads as {}.
+ * A large body is parsed and checked a slice at a time, letting other requests in between, so that the time one
+ * turn of the event loop takes does not grow with the body.
  */
-export async function readJsonBody(ctx: Context, limit = maxBodyBytes): Promise<unknown> {
+export async function readJsonBody(ctx: Context, limit = maxBodyBytes): Promise<JsonBody> {
   let bytes: Buffer;
   try {
     bytes = await getRawBody(ctx.req, { limit, length: ctx.request.length });
@@ -35,36 +45,58 @@ export async function readJsonBody(ctx: Context, limit = maxBodyBytes): Promise<
     if ((err as { type?: string }).type === 'entity.too.large') throw new AppError('payload_too_large', `The request body is larger than ${limit / (1024 * 1024)} MiB`);
     throw new AppError('invalid_request', 'The request body could not be read', { cause: err });
   }
-  if (bytes.length === 0) return {};
+  if (bytes.length === 0) return { value: {}, bytes };
   if (!isUtf8(bytes)) throw invalidBody(`is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)} is the first that is not)`);
-  // A body far deeper than allowed is refused before JSON.parse builds all of it; one just past the bound is
-  // parsed, so that the walk below can name where it goes too deep.
-  const nesting = nestingOf(bytes);
-  if (nesting > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
   const large = bytes.length >= largeBodyBytes;
-  if (large) await yieldToEventLoop();
-  const text = bytes.toString('utf8');
+  // A body far deeper than allowed is refused before its parse builds all of it; one just past the bound is
+  // parsed, so that the walk below can name where it goes too deep.
+  const nesting = new NestingScanner();
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    if (large) {
+      value = await parseChunked(async function* () {
+        for (let at = 0; at < bytes.length; at += largeBodyBytes) {
+          await yieldToEventLoop();
+          const slice = bytes.subarray(at, at + largeBodyBytes);
+          if (nesting.scan(slice) > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
+          yield slice;
+        }
+      });
+    } else {
+      if (nesting.scan(bytes) > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
+      value = JSON.parse(bytes.toString('utf8'));
+    }
   } catch (err) {
+    if (err instanceof AppError) throw err;
     throw new AppError('invalid_request', `The request body is not valid JSON: ${(err as Error).message}`);
   }
   // Valid UTF-8 cannot encode a surrogate, so a lone one can only come from a \u escape, and a `__proto__` key
   // only from its own spelling or escapes: a body with neither, and no deeper than allowed, needs no walk (the
   // walk visits every key of a large body).
-  if (large) await yieldToEventLoop();
-  if (nesting <= maxJsonDepth && !text.includes('\\u') && !text.includes('__proto__')) return value;
-  const problem = shapeProblem(value);
+  if (nesting.deepest <= maxJsonDepth && !bytes.includes('\\u') && !bytes.includes('__proto__')) return { value, bytes };
+  const problem = await shapeProblem(value, large);
   if (problem) throw invalidBody(problem.message, problem.path);
-  return value;
+  return { value, bytes };
 }
+
+/** The SHA-256 of a body's bytes, hashed a slice at a time when the body is large. */
+export async function digestOf(bytes: Buffer): Promise<string> {
+  const hash = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += largeBodyBytes) {
+    if (at > 0) await yieldToEventLoop();
+    hash.update(bytes.subarray(at, at + largeBodyBytes));
+  }
+  return hash.digest('base64url');
+}
+
+/** Values a walk of a large body visits between two turns of the event loop. */
+const walkSlice = 20_000;
 
 /**
  * The first thing in a parsed body that may not be stored, walked with an explicit stack (a deep value must
  * not be able to overflow the call stack of the check meant to refuse it). Paths are spelled only for a problem.
  */
-function shapeProblem(root: unknown): FieldError | undefined {
+async function shapeProblem(root: unknown, large: boolean): Promise<FieldError | undefined> {
   type Step = { value: unknown; key: string; parent?: Step; depth: number };
   const pathOf = (step: Step | undefined): string => {
     const keys: string[] = [];
@@ -72,7 +104,8 @@ function shapeProblem(root: unknown): FieldError | undefined {
     return keys.length ? `/${keys.reverse().join('/')}` : '/';
   };
   const stack: Step[] = [{ value: root, key: '', depth: 0 }];
-  while (stack.length > 0) {
+  for (let visited = 1; stack.length > 0; visited++) {
+    if (large && visited % walkSlice === 0) await yieldToEventLoop();
     const step = stack.pop()!;
     const { value, depth } = step;
     if (typeof value === 'string') {
@@ -91,21 +124,29 @@ function shapeProblem(root: unknown): FieldError | undefined {
   return undefined;
 }
 
-/** The deepest nesting of objects and arrays in JSON text, counted on its bytes (brackets inside strings skipped). */
-function nestingOf(bytes: Buffer): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (inString) {
-      if (b === 0x5c) i += 1;
-      else if (b === 0x22) inString = false;
-    } else if (b === 0x22) inString = true;
-    else if (b === 0x7b || b === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (b === 0x7d || b === 0x5d) depth -= 1;
+/** The deepest nesting of objects and arrays in JSON text, counted on its bytes slice by slice (brackets inside strings skipped). */
+class NestingScanner {
+  deepest = 0;
+  private depth = 0;
+  private inString = false;
+  /** Whether the slice before ended inside an escape (a backslash in a string). */
+  private escaped = false;
+
+  scan(bytes: Uint8Array): number {
+    let { depth, deepest, inString, escaped } = this;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i];
+      if (escaped) escaped = false;
+      else if (inString) {
+        if (b === 0x5c) escaped = true;
+        else if (b === 0x22) inString = false;
+      } else if (b === 0x22) inString = true;
+      else if (b === 0x7b || b === 0x5b) deepest = Math.max(deepest, ++depth);
+      else if (b === 0x7d || b === 0x5d) depth -= 1;
+    }
+    Object.assign(this, { depth, deepest, inString, escaped });
+    return deepest;
   }
-  return deepest;
 }
 
 const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();

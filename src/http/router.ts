@@ -7,11 +7,11 @@ import type { Context, Middleware } from 'koa';
 import type { Caller, Principal } from '../auth/caller.js';
 import { AppError } from '../errors.js';
 import type { Admission, RequestGate } from '../gate/gate.js';
-import type { IdempotencyClaim, IdempotencyStore } from '../gate/idempotency.js';
-import { largeBodyBytes, readJsonBody, yieldToEventLoop } from './json-body.js';
+import type { IdempotencyClaim, IdempotencyStore, StoredAnswer } from '../gate/idempotency.js';
+import { type JsonBody, digestOf, largeBodyBytes, readJsonBody, yieldToEventLoop } from './json-body.js';
 import { ResponseCache } from './response-cache.js';
 import type { AnyRoute } from './route.js';
-import { responseProblems, validatePart } from './validation.js';
+import { prepareValidators, responseProblems, validateLargePart, validatePart } from './validation.js';
 
 export interface RouterDeps {
   gate: Pick<RequestGate, 'admit' | 'identify' | 'authenticate'>;
@@ -100,20 +100,25 @@ function handle(route: AnyRoute, deps: RouterDeps): Run {
       throw new AppError('unsupported_media_type', 'The request body must be application/json');
     }
     const sent = route.body ? await readJsonBody(ctx, route.maxBodyBytes) : undefined;
+    const large = (sent?.bytes.length ?? 0) >= largeBodyBytes;
     // ajv coerces and fills defaults in place, so it gets copies.
     const params = route.params ? validatePart(route.params, { ...ctx.params }, 'path') : {};
     const query = validatePart<Record<string, unknown>>(route.query ?? noQuery, { ...ctx.query }, 'query');
-    const body = route.body ? validatePart(route.body, sent, 'body') : undefined;
+    const body = route.body ? await (large ? validateLargePart(route.body, sent!.value) : validatePart(route.body, sent!.value, 'body')) : undefined;
     // A large body's validation, its Idempotency-Key fingerprint and its handler each get a turn of their own.
-    if ((ctx.request.length ?? 0) >= largeBodyBytes) await yieldToEventLoop();
+    if (large) await yieldToEventLoop();
     const requestId = String(ctx.state.requestId);
     const caller = (admission ? { ...admission.caller, requestId } : undefined) as Caller;
     const principal = (admission?.caller.principal ?? ctx.state.principal) as Principal;
     const handler = () => route.handler({ params, query, body, caller, principal, requestId, ctx } as never);
-    const claim = await claimIdempotencyKey(ctx, route, deps.idempotency, caller, body);
+    const claim = await claimIdempotencyKey(ctx, route, deps.idempotency, caller, sent);
     if (claim?.replay) {
-      ctx.status = claim.replay.status;
-      ctx.body = claim.replay.body;
+      const { status, body: kept, type } = claim.replay;
+      ctx.status = status;
+      if (type) {
+        ctx.type = type;
+        ctx.body = Buffer.from(kept as string, 'base64');
+      } else ctx.body = kept;
       ctx.set('Idempotent-Replayed', 'true');
     } else if (route.cache && admission?.generation) {
       await cached(ctx, route, deps.responseCache, admission, query, handler);
@@ -124,18 +129,37 @@ function handle(route: AnyRoute, deps: RouterDeps): Run {
         await claim?.release();
         throw err;
       }
-      if (claim) await (ctx.status < 300 ? claim.complete({ status: ctx.status, body: ctx.body }) : claim.release());
+      if (claim) {
+        const answer = ctx.status < 300 ? keepableAnswer(ctx) : undefined;
+        await (answer ? claim.complete(answer) : claim.release());
+      }
     }
     if (deps.validateResponses) checkResponse(route, ctx);
   };
 }
 
+/** Ready-made answers (bytes) above this size are not kept for a retry, which then runs again. */
+const maxKeptBytes = 1024 * 1024;
+
+/**
+ * A successful answer as it is kept for a retry: a JSON value as it is, ready-made bytes (an MCP answer, a CSV)
+ * with their type. A streamed answer, or bytes too large to keep, is not kept: the key is let go, and a retry
+ * runs again (such answers come from reads, which may).
+ */
+function keepableAnswer(ctx: Context): StoredAnswer | undefined {
+  const body = ctx.body;
+  if (body instanceof Stream) return undefined;
+  if (Buffer.isBuffer(body)) return body.length <= maxKeptBytes ? { status: ctx.status, body: body.toString('base64'), type: ctx.response.get('Content-Type') } : undefined;
+  return { status: ctx.status, body };
+}
+
 /** A POST that carries an Idempotency-Key takes it before it runs (see IdempotencyStore). */
-async function claimIdempotencyKey(ctx: Context, route: AnyRoute, store: IdempotencyStore, caller: Caller | undefined, body: unknown): Promise<IdempotencyClaim | undefined> {
+async function claimIdempotencyKey(ctx: Context, route: AnyRoute, store: IdempotencyStore, caller: Caller | undefined, sent: JsonBody | undefined): Promise<IdempotencyClaim | undefined> {
   const key = ctx.headers['idempotency-key'];
   if (route.method !== 'post' || key === undefined) return undefined;
   const scope = caller ? { workspaceId: caller.workspaceId, callerKeyId: caller.principal.keyId } : { workspaceId: 'operator', callerKeyId: 'operator' };
-  return store.claim(scope, Array.isArray(key) ? key.join(',') : key, { method: ctx.method, path: ctx.path, body });
+  const bodyDigest = await digestOf(sent?.bytes ?? Buffer.alloc(0));
+  return store.claim(scope, Array.isArray(key) ? key.join(',') : key, { method: ctx.method, path: ctx.path, bodyDigest });
 }
 
 /**
@@ -203,23 +227,50 @@ function pipelineOf(route: AnyRoute, deps: RouterDeps): Middleware {
 }
 
 /**
+ * How specific a route's pattern is: its segments, a literal segment before a parameter. Where two patterns match
+ * the same path (`…/context-nodes/import` and `…/context-nodes/:nodeId`), only the more specific one answers, and
+ * only its methods are allowed there.
+ */
+const specificityOf = (path: string) => path.split('/').map((segment) => (segment.startsWith(':') ? 'p' : 's')).join('');
+
+/**
  * Mounts every route with its access check, validation and handler. An unknown path is a 404 problem; a known
- * path with another method a 405 problem with Allow (@koa/router's allowedMethods finds the methods; OPTIONS
- * answers with them).
+ * path with another method a 405 problem with Allow, which lists the methods of the most specific patterns
+ * matching the path (OPTIONS answers with them).
  */
 export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware[] {
   const router = new Router();
+  const patterns = [...new Set(routes.map((r) => r.path))];
+  // The patterns more specific than each one: a request that one of them also matches is theirs.
+  const rivals = new Map(patterns.map((p) => [p, patterns.filter((q) => specificityOf(q).length === specificityOf(p).length && specificityOf(q) > specificityOf(p))]));
+  const layerOf = new Map<string, { match(path: string): boolean }>();
+  const shadowed = (pattern: string, path: string) => rivals.get(pattern)!.some((q) => layerOf.get(q)!.match(path));
   for (const route of routes) {
+    if (route.params) prepareValidators(route.params, 'path');
+    prepareValidators(route.query ?? noQuery, 'query');
+    if (route.body) prepareValidators(route.body, 'body');
+    const pipeline = pipelineOf(route, deps);
     // A GET route answers HEAD too (@koa/router adds it).
-    router.register(route.path, [route.method.toUpperCase()], pipelineOf(route, deps), { name: route.operationId });
+    router.register(route.path, [route.method.toUpperCase()], (ctx, next) => (shadowed(route.path, ctx.path) ? next() : pipeline(ctx, next)), { name: route.operationId });
   }
+  for (const layer of router.stack) layerOf.set(layer.path as string, layer);
+
+  /** The methods allowed on a path that no route answered: 404 when none, else OPTIONS' answer or a 405. */
+  const allowed: Middleware = async (ctx) => {
+    const matching = patterns.filter((p) => layerOf.get(p)!.match(ctx.path) && !shadowed(p, ctx.path));
+    const methods = [...new Set(router.stack.filter((l) => matching.includes(l.path as string)).flatMap((l) => l.methods))];
+    if (methods.length === 0) return;
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Allow', methods.join(', '));
+      ctx.status = 200;
+      ctx.body = '';
+      return;
+    }
+    throw new AppError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${methods.join(', ')}`, { headers: { Allow: methods.join(', ') } });
+  };
   const problems: Middleware = async (ctx, next) => {
     await next();
-    if (ctx.status === 405 || ctx.status === 501) {
-      const allow = ctx.response.get('Allow');
-      throw new AppError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}`, { headers: { Allow: allow } });
-    }
     if (ctx.status === 404 && ctx.body == null) throw new AppError('not_found', 'No such route');
   };
-  return [problems, router.routes() as Middleware, router.allowedMethods() as Middleware];
+  return [problems, router.routes() as Middleware, allowed];
 }

@@ -1,14 +1,106 @@
 /**
- * URL slug of a title: lowercase, accents folded to ASCII (NFKD, combining marks dropped), every run of
- * other characters replaced by one '-', leading/trailing '-' trimmed.
- * 'Quarterly Launch Plan!' → 'quarterly-launch-plan'. May return '' when the title has no ASCII letters or
- * digits; callers decide what to do then.
+ * Slugs: the key of a playbook or a context node within its workspace, by which wikilinks and agents name it.
+ * Lowercase letters and digits of any script, with the combining marks that write those scripts, in Unicode
+ * NFC, as words joined by single '-'.
+ */
+
+const letter = '\\p{Ll}\\p{Lm}\\p{Lo}\\p{Nd}\\p{Nl}';
+const mark = '\\p{Mn}\\p{Mc}';
+const word = `[${letter}][${letter}${mark}]*`;
+
+/**
+ * The shape of a slug. Uppercase and titlecase letters are outside it; what no regular expression can tell (NFC,
+ * and the few letter numbers that have a lowercase form) is checked apart, by slugProblem.
+ */
+export const slugPattern = new RegExp(`^${word}(?:-${word})*$`, 'u');
+
+export const maxSlugLength = 200;
+/** Longest generated slug before a `-N` suffix, leaving room for one within maxSlugLength. */
+export const maxSlugBase = 190;
+
+/** Why a slug that matches the pattern is still not one, or undefined. */
+export function slugProblem(slug: string): string | undefined {
+  if (slug.toLowerCase() !== slug) return `must be lowercase: '${slug.toLowerCase()}'`;
+  if (slug.normalize('NFC') !== slug) return `must be in Unicode normalization form C (NFC): '${slug.normalize('NFC')}'`;
+  return undefined;
+}
+
+/** Whether text is a slug: the pattern, lowercase and NFC (the JSON Schema format `slug`). */
+export const isSlug = (text: string): boolean => slugPattern.test(text) && slugProblem(text) === undefined;
+
+/** What a text that is not a slug is told. */
+export function notASlug(text: unknown): string {
+  const problem = typeof text === 'string' && slugPattern.test(text) ? slugProblem(text) : undefined;
+  return problem ?? "must be a slug: lowercase letters and digits of any script, words joined by single '-'";
+}
+
+/**
+ * Latin letters whose diacritic Unicode does not decompose (a stroke, a missing dot): folded like the accents
+ * it does decompose, so that 'Łódź' reads 'lodz'. Ligatures (ß, æ, œ) and other letters are not accents and stay out.
+ */
+const latinFolds: Record<string, string> = { ø: 'o', đ: 'd', ħ: 'h', ł: 'l', ŧ: 't', ı: 'i', ƀ: 'b', ƶ: 'z' };
+
+const asciiWord = /[a-z0-9]/;
+const latin = /\p{Script=Latin}/u;
+const kept = new RegExp(`[${letter}]`, 'u');
+const combining = /\p{M}/u;
+
+/**
+ * The slug of a title or a file name: lowercased, Latin accents folded to ASCII, letters and digits of other
+ * scripts kept with their combining marks, every run of other characters one '-', leading and trailing '-'
+ * trimmed. 'Quarterly Launch Plan!' → 'quarterly-launch-plan', '日本語のノート' → '日本語のノート',
+ * 'Crème Brûlée' → 'creme-brulee'. Returns '' when nothing is left; callers decide what to do then.
  */
 export function slugify(title: string): string {
-  return title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+  // Compatibility decomposition: ligatures and full-width forms become plain letters, and every accent a mark of
+  // its own, dropped after a Latin letter and kept after a letter of another script (NFC puts it back on).
+  const text = title.normalize('NFKD').toLowerCase();
+  let out = '';
+  let marksKept = false;
+  let separated = false;
+  const add = (s: string) => {
+    if (separated && out) out += '-';
+    separated = false;
+    out += s;
+  };
+  for (const ch of text) {
+    if (combining.test(ch)) {
+      if (marksKept) out += ch;
+      continue;
+    }
+    marksKept = false;
+    if (asciiWord.test(ch)) add(ch);
+    else if (latin.test(ch)) {
+      if (latinFolds[ch]) add(latinFolds[ch]);
+      else separated = true;
+    } else if (kept.test(ch)) {
+      add(ch);
+      marksKept = true;
+    } else separated = true;
+  }
+  return out.normalize('NFC');
+}
+
+/** The first `max` characters (code points, as the schema counts them) of a slug, without a trailing '-'. */
+function cutSlug(slug: string, max: number): string {
+  const chars = Array.from(slug);
+  if (chars.length <= max) return slug;
+  const cut = chars.slice(0, max);
+  // A letter cut off from its marks would read as another letter: the cut goes before the whole cluster.
+  while (cut.length && combining.test(chars[cut.length])) cut.pop();
+  return cut.join('').replace(/-+$/, '');
+}
+
+/** The slug generated from a title (or a file's path): slugify, capped to leave room for a `-N`, else `fallback`. */
+export function slugBase(title: string, fallback: string): string {
+  return cutSlug(slugify(title), maxSlugBase) || fallback;
+}
+
+/** The first of base, base-2, base-3, … that `taken` does not hold. */
+export function firstFreeSlug(base: string, taken: { has(slug: string): boolean }): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n += 1) {
+    const candidate = `${base}-${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
 }

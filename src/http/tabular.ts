@@ -26,10 +26,25 @@ export function toCsv(columns: string[], rows: unknown[][]): string {
   return stringify([columns, ...rows.map((row) => row.map(csvCell))], { record_delimiter: 'windows' });
 }
 
-/** Sends CSV with the row count (and whether the rows were cut) in headers, since the body cannot say. */
-export function sendCsv(ctx: Context, columns: string[], rows: unknown[][], truncated?: boolean): void {
-  ctx.type = `${csvType}; charset=utf-8`;
-  ctx.set('X-Row-Count', String(rows.length));
-  if (truncated !== undefined) ctx.set('X-Truncated', String(truncated));
+/** One record of the same CSV, its line end included, for answers written a row at a time. */
+export function csvRecord(values: unknown[]): string {
+  return stringify([values.map(csvCell)], { record_delimiter: 'windows' });
+}
+
+/** Sends CSV with the row count in a header, since the body cannot say. */
+export function sendCsv(ctx: Context, columns: string[], rows: unknown[][]): void {
+  csvHeaders(ctx, rows.length);
   ctx.body = toCsv(columns, rows);
+}
+
+/**
+ * The CSV media type and the headers that say what the body cannot: the row count and, for an answer that may be
+ * cut, whether it was (X-Truncated) and why (X-Truncated-By, absent when it was not).
+ */
+export function csvHeaders(ctx: Context, rowCount: number, truncation?: { truncatedBy: string | null }): void {
+  ctx.type = `${csvType}; charset=utf-8`;
+  ctx.set('X-Row-Count', String(rowCount));
+  if (!truncation) return;
+  ctx.set('X-Truncated', String(truncation.truncatedBy !== null));
+  if (truncation.truncatedBy !== null) ctx.set('X-Truncated-By', truncation.truncatedBy);
 }

@@ -2,25 +2,42 @@ import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AppError, type FieldError } from '../errors.js';
+import { yieldToEventLoop } from './json-body.js';
+import { isSlug, notASlug } from './slug.js';
 
 type Where = 'body' | 'query' | 'path';
 
-function makeAjv(coerce: boolean, useDefaults = true): Ajv {
+function makeAjv(coerce: boolean, { useDefaults = true, allErrors = false } = {}): Ajv {
   // Query strings and path segments arrive as text (a repeated parameter as an array), so they are
   // coerced to the schema's types; JSON bodies are taken exactly as sent.
   const ajv = new Ajv({
-    allErrors: true,
+    allErrors,
     useDefaults,
     coerceTypes: coerce ? 'array' : false,
     strict: false,
   });
   addFormats.default(ajv);
+  ajv.addFormat('slug', { type: 'string', validate: isSlug });
   return ajv;
 }
 
+// Each part is checked first by a validator that stops at the first error (the usual case costs nothing more),
+// and only an invalid value small enough to list all its errors cheaply is checked again by one that collects them.
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
-const responseAjv = makeAjv(false, false);
+const thoroughBodyAjv = makeAjv(false, { allErrors: true });
+const thoroughTextAjv = makeAjv(true, { allErrors: true });
+const responseAjv = makeAjv(false, { useDefaults: false, allErrors: true });
+
+/** At most this many invalid fields are listed in an answer; the detail says how many more there were. */
+export const maxListedErrors = 20;
+/**
+ * An invalid value with more JSON values than this is answered with its first error alone: collecting every
+ * error of a large body costs memory and time in proportion to its errors, which a caller chooses.
+ */
+export const maxValuesForAllErrors = 5_000;
+/** Paths and messages longer than this are cut, so that an answer stays small whatever the keys sent. */
+const maxErrorTextLength = 300;
 
 /**
  * The compiled validator of `schema` under `ajv`'s options. Kept per ajv instance: one schema object may
@@ -35,9 +52,33 @@ function compileWith(ajv: Ajv, schema: TSchema): ValidateFunction {
   return fn;
 }
 
-function validatorFor(schema: TSchema, where: Where): ValidateFunction {
-  return compileWith(where === 'body' ? bodyAjv : textAjv, schema);
+function validatorFor(schema: TSchema, where: Where, thorough: boolean): ValidateFunction {
+  const ajv = where === 'body' ? (thorough ? thoroughBodyAjv : bodyAjv) : thorough ? thoroughTextAjv : textAjv;
+  return compileWith(ajv, schema);
 }
+
+/**
+ * Compiles a part's validators ahead of its first request: compiling one takes longer than any request should
+ * hold the event loop, and the one that lists every error is otherwise compiled by the first invalid request.
+ */
+export function prepareValidators(schema: TSchema, where: Where): void {
+  validatorFor(schema, where, false);
+  validatorFor(schema, where, true);
+}
+
+/** Whether a value holds at most `limit` JSON values (objects, arrays and scalars), walked no further than that. */
+function holdsAtMost(root: unknown, limit: number): boolean {
+  const stack: unknown[] = [root];
+  let seen = 0;
+  while (stack.length > 0) {
+    if (++seen > limit) return false;
+    const value = stack.pop();
+    if (value !== null && typeof value === 'object') for (const child of Object.values(value)) stack.push(child);
+  }
+  return true;
+}
+
+const cut = (text: string) => (text.length > maxErrorTextLength ? `${text.slice(0, maxErrorTextLength)}…` : text);
 
 function toFieldError(e: ErrorObject, where: Where, value: unknown): FieldError {
   if (e.keyword === 'required') {
@@ -46,6 +87,9 @@ function toFieldError(e: ErrorObject, where: Where, value: unknown): FieldError 
   if (e.keyword === 'additionalProperties') {
     const name = e.params.additionalProperty;
     return { path: `${e.instancePath}/${name}`, message: where === 'body' ? 'is not an allowed field' : 'is not a known parameter', in: where };
+  }
+  if (e.keyword === 'format' && e.params.format === 'slug') {
+    return { path: e.instancePath || '/', message: notASlug(valueAt(value, e.instancePath)), in: where };
   }
   if (e.keyword === 'enum') {
     return { path: e.instancePath, message: `must be one of: ${e.params.allowedValues.join(', ')}`, in: where };
@@ -59,22 +103,97 @@ function toFieldError(e: ErrorObject, where: Where, value: unknown): FieldError 
   return { path: e.instancePath || '/', message: e.message ?? 'is invalid', in: where };
 }
 
+/** The value a JSON pointer names. */
+function valueAt(root: unknown, pointer: string): unknown {
+  let value = root;
+  for (const key of pointer.split('/').slice(1)) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return value;
+}
+
 /**
  * Validates one part of a request against its schema, applying defaults and (for text parts)
  * coercions in place, so `value` must be the caller's own copy; returns it validated or throws a 400
- * listing every invalid field.
+ * listing the invalid fields (at most maxListedErrors of them, and how many more there were).
  */
 export function validatePart<T>(schema: TSchema, value: unknown, where: Where): T {
-  const validate = validatorFor(schema, where);
-  if (!validate(value)) {
-    // A parameter given twice stays an array: coercion turns only a one-element array into its value.
-    const errors = (validate.errors ?? []).map((e) => toFieldError(e, where, value));
-    const unique = errors.filter((e, i) => errors.findIndex((o) => o.path === e.path && o.message === e.message) === i);
-    const first = unique[0];
-    const detail = where === 'body' && first.path === '/' ? `The request body ${first.message}` : `${where === 'body' ? 'Field' : 'Parameter'} '${first.path.slice(1)}' ${first.message}`;
-    throw new AppError('invalid_request', unique.length > 1 ? `${detail} (and ${unique.length - 1} more)` : detail, { errors: unique });
-  }
+  if (validatorFor(schema, where, false)(value)) return value as T;
+  const thorough = holdsAtMost(value, maxValuesForAllErrors);
+  const validate = validatorFor(schema, where, thorough);
+  validate(value);
+  throw invalidPart((validate.errors ?? []).map((e) => toFieldError(e, where, value)), where, thorough);
+}
+
+/** Items of a large array validated between two turns of the event loop. */
+const itemSlice = 500;
+
+/**
+ * validatePart for a large body, a slice at a time: each long array of an object schema (`properties` whose
+ * schema has `items`) is checked item by item, letting other requests in between slices, and the rest of the
+ * body once without those items. The first error found is the answer, as for any large value.
+ */
+export async function validateLargePart<T>(schema: TSchema, value: unknown): Promise<T> {
+  const error = await firstErrorInSlices(schema, value, '');
+  if (error) throw invalidPart([error], 'body', false);
   return value as T;
+}
+
+const skeletons = new WeakMap<TSchema, Map<string, TSchema>>();
+
+/** The schema with the named array properties' items left unchecked (they are checked on their own). */
+function skeletonOf(schema: TSchema, names: string[]): TSchema {
+  let byNames = skeletons.get(schema);
+  if (!byNames) skeletons.set(schema, (byNames = new Map()));
+  const key = names.join('\u0000');
+  let skeleton = byNames.get(key);
+  if (!skeleton) {
+    const properties = { ...schema.properties };
+    for (const name of names) properties[name] = { ...properties[name], items: {} };
+    byNames.set(key, (skeleton = { ...schema, properties }));
+  }
+  return skeleton;
+}
+
+async function firstErrorInSlices(schema: TSchema, value: unknown, at: string): Promise<FieldError | undefined> {
+  const long = schema.type === 'object' && schema.properties && value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.keys(schema.properties).filter((name) => schema.properties[name].items && Array.isArray((value as Record<string, unknown>)[name]) && ((value as Record<string, unknown[]>)[name]).length > itemSlice)
+    : [];
+  const whole = long.length ? skeletonOf(schema, long) : schema;
+  const validate = validatorFor(whole, 'body', false);
+  if (!validate(value)) {
+    const error = toFieldError(validate.errors![0], 'body', value);
+    return { ...error, path: `${at}${error.path === '/' ? '' : error.path}` || '/' };
+  }
+  for (const name of long) {
+    const itemSchema = schema.properties[name].items as TSchema;
+    const items = (value as Record<string, unknown[]>)[name];
+    for (let i = 0; i < items.length; i++) {
+      if (i % itemSlice === 0) await yieldToEventLoop();
+      const error = await firstErrorInSlices(itemSchema, items[i], `${at}/${name}/${i}`);
+      if (error) return error;
+    }
+  }
+  return undefined;
+}
+
+/** The 400 for a part's errors: duplicates dropped, long texts cut, at most maxListedErrors listed. */
+function invalidPart(errors: FieldError[], where: Where, thorough: boolean): AppError {
+  const seen = new Set<string>();
+  const unique: FieldError[] = [];
+  for (const error of errors) {
+    const key = `${error.path}\u0000${error.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    unique.push({ ...error, path: cut(error.path), message: cut(error.message) });
+  }
+  const listed = unique.slice(0, maxListedErrors);
+  const first = listed[0];
+  const detail = where === 'body' && first.path === '/' ? `The request body ${first.message}` : `${where === 'body' ? 'Field' : 'Parameter'} '${first.path.slice(1)}' ${first.message}`;
+  const more = unique.length - 1;
+  const tail = !thorough ? ' (the value is too large to look for further errors; fix this one and send it again)' : more > 0 ? ` (and ${more} more)` : '';
+  return new AppError('invalid_request', `${detail}${tail}`, { errors: listed });
 }
 
 /** For response checking in tests: returns the problems, or null when the value matches. */

@@ -1,13 +1,23 @@
 import { randomBytes } from 'node:crypto';
 
 const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
+const randomLength = 20;
 
 /** An opaque id with a type prefix (`pb_…`), 20 random base36 characters: unique across the service. */
 export function newId(prefix: string): string {
-  const bytes = randomBytes(20);
+  const bytes = randomBytes(randomLength);
   let out = '';
   for (const b of bytes) out += alphabet[b % 36];
   return `${prefix}_${out}`;
+}
+
+/** newId's shape, or that of an id a statement makes itself (the prefix and a UUID's 32 hex digits). */
+const idShape = new RegExp(`^([a-z]+)_(?:[${alphabet}]{${randomLength}}|[0-9a-f]{32})$`);
+
+/** Whether `id` has exactly a shape the service gives its ids: an id from elsewhere is trusted only in that shape. */
+export function isIdOf(prefix: string, id: string): boolean {
+  const match = idShape.exec(id);
+  return match !== null && match[1] === prefix;
 }
 
 /** The service's clock: ISO 8601 UTC with milliseconds. Injected so tests can move time. */

@@ -88,6 +88,10 @@ function translate(err: unknown): unknown {
     });
   }
   if (isConstraintViolation(err)) return new AppError('conflict', 'The change conflicts with existing data', { cause: err });
+  // Neo4j refusing a transaction for its memory or its timeout is the database's limit, to be answered as such.
+  if (err instanceof Neo4jError && /OutOfMemoryError|MemoryLimit|TransactionTimedOut/.test(err.code)) {
+    return new AppError('service_unavailable', 'The graph database refused the transaction (its memory or time limit)', { headers: { 'Retry-After': '5' }, cause: err });
+  }
   return err;
 }
 
@@ -103,9 +107,10 @@ const administrationCodes = /^Neo\.ClientError\.(Statement\.(NotSystemDatabaseEr
 
 /**
  * Neo4j's errors for text an analyst wrote: what was wrong with the text is theirs to fix (4xx), never a 5xx.
- * A timeout and the per-transaction memory cap are 422, each with its own code.
+ * A timeout and the per-transaction memory cap are 422, each with its own code. Shared with the analysts' query
+ * worker (src/analyst/query-worker.ts), which runs such text on a driver of its own.
  */
-function translateUntrusted(err: unknown): unknown {
+export function translateUntrusted(err: unknown): unknown {
   if (err instanceof AppError || !(err instanceof Neo4jError)) return translate(err);
   const { code, message } = err;
   if (/TransactionTimedOut/.test(code)) {
@@ -152,11 +157,7 @@ export class GraphExecutor {
     readonly driver: Driver,
     readonly database: string,
     private readonly queries: QueryCatalog,
-    private readonly options: {
-      readTimeoutMs?: number;
-      /** The analysts' driver (createUntrustedDriver); readUntrusted falls back to the main one without it. */
-      untrustedDriver?: Driver;
-    } = {},
+    private readonly options: { readTimeoutMs?: number } = {},
   ) {}
 
   text(name: string): string {
@@ -217,31 +218,6 @@ export class GraphExecutor {
 
   async readTx<R>(work: (tx: GraphTx) => Promise<R>): Promise<R> {
     return this.inSession('READ', (s) => s.executeRead((tx) => this.inTx(tx, work)));
-  }
-
-  /**
-   * Text written by someone outside the project (the analysts' ad-hoc Cypher, src/analyst/repository.ts is
-   * the one caller): one READ-mode explicit transaction with the given timeout, on the analysts' own pool,
-   * never retried and never committed. Neo4j's errors become the analyst's 4xx (translateUntrusted).
-   */
-  async readUntrusted<R>(work: (tx: Transaction) => Promise<R>, options: { timeoutMs: number; metadata?: Record<string, unknown>; fetchSize?: number }): Promise<R> {
-    const session = (this.options.untrustedDriver ?? this.driver).session({
-      database: this.database,
-      defaultAccessMode: neo4j.session.READ,
-      fetchSize: options.fetchSize,
-    });
-    let tx: Transaction | undefined;
-    try {
-      tx = await session.beginTransaction({ timeout: options.timeoutMs, metadata: options.metadata });
-      return await work(tx);
-    } catch (err) {
-      const translated = translateUntrusted(err);
-      if (!(translated instanceof AppError) || translated.status >= 500) this.errorCount += 1;
-      throw translated;
-    } finally {
-      if (tx?.isOpen()) await tx.rollback().catch(() => undefined);
-      await session.close().catch(() => undefined);
-    }
   }
 
   /** Runs raw text; only for migrations, whose statements come from cypher/migrations. */

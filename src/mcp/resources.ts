@@ -1,5 +1,6 @@
 import type { GetPromptResult, ListPromptsResult, ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, notFound } from '../errors.js';
+import { slugPattern } from '../http/slug.js';
 import type { PlaybookDetail } from '../playbooks/schemas.js';
 import { type ToolCall, type ToolServices, bundleFor } from './tools.js';
 
@@ -62,10 +63,21 @@ function instructionsOf(content: Record<string, unknown>): string {
   return typeof content.instructions === 'string' ? content.instructions : `\`\`\`json\n${JSON.stringify(content, null, 2)}\n\`\`\``;
 }
 
+function decodedSlug(text: string): string | undefined {
+  try {
+    const slug = decodeURIComponent(text);
+    return slugPattern.test(slug) ? slug : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function readResource(s: ToolServices, { caller }: ToolCall, uri: string): Promise<ReadResourceResult> {
-  const match = /^(playbook|node):\/\/([a-z0-9-]+)$/.exec(uri);
-  if (!match) throw notFound('Resource');
-  const [, kind, slug] = match;
+  const match = /^(playbook|node):\/\/([^/?#]+)$/.exec(uri);
+  // A slug in any script may come as it is or percent-encoded, as clients write URIs.
+  const slug = match ? decodedSlug(match[2]) : undefined;
+  if (!match || !slug) throw notFound('Resource');
+  const kind = match[1];
   if (kind === 'playbook') {
     const playbook = await s.playbooks.get(caller, await s.playbooks.idOf(caller, slug));
     if (playbook.archivedAt) throw notFound('Playbook');

@@ -56,6 +56,8 @@ export function mcpHostGuard(mcp: Config['mcp']): Middleware {
 }
 
 const JsonRpcMessage = Type.Object({ jsonrpc: Type.Literal('2.0') }, { additionalProperties: true });
+/** A JSON-RPC batch (protocol versions before 2025-06-18) holds at most this many messages: each is a tool call. */
+export const maxBatchMessages = 100;
 
 /** Copies a Koa request's headers into a Fetch Headers object (the SDK's web-standard transport takes a Request). */
 function headersOf(ctx: Context): Headers {
@@ -79,7 +81,7 @@ export function mcpRoutes(s: ToolServices & { config: Config; logger: Logger }):
         '(MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS). See docs/mcp.md.',
       access: { kind: 'workspace', minRole: 'viewer' },
       params: WorkspacePath,
-      body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1 })]),
+      body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1, maxItems: maxBatchMessages })]),
       responses: {
         200: { description: 'The JSON-RPC response', schema: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage)]) },
         202: { description: 'Accepted: the message was a notification or a response' },

@@ -32,7 +32,7 @@ const Content = Type.String({
   description:
     'Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link ' +
     '(origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. ' +
-    'The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. ' +
+    'The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. ' +
     `At most ${maxWikilinkTargets} distinct slugs.`,
 });
 const AgentSummary = Type.String({ maxLength: 2000, description: 'Concise summary for AI consumption' });
@@ -86,7 +86,7 @@ export const CreateBody = Strict(
   {
     title: Title,
     description: Type.String({ ...Description, minLength: 1 }),
-    slug: Type.Optional(Type.String({ ...Slug, description: 'Lowercase a-z, 0-9 and single hyphens; generated from the title when omitted' })),
+    slug: Type.Optional(Type.String({ ...Slug, description: 'Lowercase letters and digits of any script, in NFC, joined by single hyphens; generated from the title when omitted' })),
     content: Type.Optional(Content),
     nodeType: Type.Optional(NodeTypeSchema),
     agentSummary: Type.Optional(Nullable(AgentSummary)),

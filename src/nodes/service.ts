@@ -2,7 +2,7 @@ import { pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
-import { slugify } from '../http/slug.js';
+import { firstFreeSlug, slugBase } from '../http/slug.js';
 import { newId } from '../infra/ids.js';
 import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
@@ -15,9 +15,6 @@ export interface NodePage {
   nodes: ContextNode[];
   pagination: { page: number; limit: number; total: number };
 }
-
-/** Longest auto-generated slug base, leaving room for a `-NNN` suffix within the 200-character slug limit. */
-const maxSlugBase = 190;
 
 /**
  * Context nodes, the typed links between nodes (and from playbooks to nodes), and wikilinks.
@@ -235,12 +232,9 @@ export class NodeService {
       if (taken.some((t) => t.slug === explicit && t.id !== selfId)) throw slugTaken(explicit);
       return explicit;
     }
-    const base = slugify(title).slice(0, maxSlugBase).replace(/-+$/, '') || 'node';
+    const base = slugBase(title, 'node');
     const taken = new Set((await this.repo.takenSlugs(tx, workspaceId, base)).map((t) => t.slug));
-    if (!taken.has(base)) return base;
-    for (let n = 2; ; n += 1) {
-      if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
-    }
+    return firstFreeSlug(base, taken);
   }
 
   private async syncWikilinks(tx: GraphTx, workspaceId: string, nodeId: string, content: string | null, now: string): Promise<void> {

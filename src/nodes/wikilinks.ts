@@ -1,9 +1,12 @@
+import { slugPattern } from '../http/slug.js';
+
 /**
  * Wikilinks in a context node's markdown content: `[[slug]]`, `[[slug|label]]` and `[[slug#heading]]` (also
  * `[[slug#heading|label]]`; the heading is dropped, the link goes to the node).
  *
  * Rules (documented in the API description of the content field):
- * - The target (before any `#`) is trimmed and lowercased; it must then be a slug (`a-z0-9` words joined by single `-`).
+ * - The target (before any `#`) is trimmed, put in Unicode NFC and lowercased; it must then be a slug (lowercase
+ *   letters and digits of any script, words joined by single `-`: `[[日本語のノート]]`, `[[Brand-Voice]]`).
  *   Anything else between double brackets (`[[Brand Voice]]`, `[[]]`) is plain text, not a link.
  * - Wikilinks inside fenced code blocks (``` or ~~~, CommonMark rules: up to three spaces of indentation,
  *   closed by a fence of the same character at least as long; an unclosed fence runs to the end) and
@@ -15,7 +18,6 @@
 /** How many distinct slugs one content may link to (each is a relationship written with the node). */
 export const maxWikilinkTargets = 1_000;
 
-const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const wikilinkPattern = /\[\[([^\[\]|\n]+?)(?:\|[^\[\]\n]*)?\]\]/g;
 const fenceOpen = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
@@ -27,7 +29,7 @@ export function parseWikilinks(content: string | null | undefined): string[] {
   for (const paragraph of proseParagraphs(content)) {
     for (const text of outsideCodeSpans(paragraph)) {
       for (const match of text.matchAll(wikilinkPattern)) {
-        const slug = match[1].split('#')[0].trim().toLowerCase();
+        const slug = match[1].split('#')[0].trim().normalize('NFC').toLowerCase();
         if (slugPattern.test(slug) && !seen.has(slug)) {
           seen.add(slug);
           slugs.push(slug);

@@ -34,7 +34,7 @@ export function playbookRoutes(s: { playbooks: PlaybookService }): AnyRoute[] {
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/playbooks', operationId: 'createPlaybook', summary: 'Create a playbook with its initial draft version 1',
       description:
         'ownerId is the caller (the sponsor when the caller is an agent) and cannot be sent. Without slug one is generated from the ' +
-        'title (lowercase ASCII, other characters → "-"; "playbook" when nothing is left); when taken, -2, -3, … is appended. ' +
+        'title (lowercased, Latin accents folded to ASCII, letters and digits of other scripts kept, other characters → "-"; "playbook" when nothing is left); when taken, -2, -3, … is appended. ' +
         'An explicit slug that is taken is 409 slug_taken (archived playbooks keep their slugs).',
       access: editors, params: WorkspacePath, body: CreateBody,
       responses: { 201: { description: 'The new playbook, with its draft version 1', schema: PlaybookDetailSchema } },

@@ -1,7 +1,7 @@
 import { pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
-import { slugify } from '../http/slug.js';
+import { firstFreeSlug, slugBase } from '../http/slug.js';
 import { newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
@@ -10,27 +10,10 @@ import type {
   CreatePlaybookInput, CreateVersionInput, ListPlaybooksQuery, PlaybookDetail, PlaybookSummary, UpdatePlaybookInput, Version,
 } from './schemas.js';
 
-/** Longest slug base generated from a title, leaving room for a `-N` suffix within the 200-character limit. */
-const maxAutoSlugBase = 190;
 /** How often a creation with an auto slug is retried when a concurrent PATCH took the slug it chose. */
 const slugAttempts = 5;
 
 const dedupe = (tags: string[]) => [...new Set(tags)];
-
-/** The slug generated from a title: slugify, capped in length; 'playbook' when the title has no a-z0-9 at all. */
-export function autoSlugBase(title: string): string {
-  const base = slugify(title).slice(0, maxAutoSlugBase).replace(/-+$/, '');
-  return base || 'playbook';
-}
-
-/** The first free slug among base, base-2, base-3, … */
-export function firstFreeSlug(base: string, taken: Set<string>): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n += 1) {
-    const candidate = `${base}-${n}`;
-    if (!taken.has(candidate)) return candidate;
-  }
-}
 
 const slugTaken = (slug: string) => new AppError('slug_taken', `The slug '${slug}' is already used by another playbook of this workspace`);
 const archivedConflict = () => new AppError('conflict', 'The playbook is archived; restore it before changing it');
@@ -61,7 +44,7 @@ export class PlaybookService {
 
   async create(caller: Caller, input: CreatePlaybookInput): Promise<PlaybookDetail> {
     const explicit = input.slug !== undefined;
-    const base = explicit ? input.slug! : autoSlugBase(input.title);
+    const base = explicit ? input.slug! : slugBase(input.title, 'playbook');
     const record = {
       title: input.title,
       summary: input.summary ?? null,

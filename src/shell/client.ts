@@ -24,12 +24,12 @@ export class ServiceUnreachable extends Error {}
 export const apiUrl = () => (process.env.API_URL ?? 'http://localhost:3000').replace(/\/$/, '');
 
 /** One request; a problem answer becomes an ApiProblem. CSV is asked for with Accept and returned as text. */
-export async function call(method: string, path: string, token: string, options: { body?: unknown; csv?: boolean } = {}): Promise<{ json?: any; text: string }> {
+export async function call(method: string, path: string, token: string, options: { body?: unknown; csv?: boolean } = {}): Promise<{ json?: any; text: string; headers: Headers }> {
   const res = await send(method, path, token, options.csv ? 'text/csv' : 'application/json', options.body);
   const text = await res.text();
   const json = jsonOf(res, text);
   if (!res.ok) throw new ApiProblem(res.status, json, text);
-  return { json, text };
+  return { json, text, headers: res.headers };
 }
 
 /** A GET whose answer goes to `file` as it arrives (a workspace export): the bytes written. */

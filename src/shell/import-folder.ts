@@ -31,6 +31,8 @@ export interface FolderImportReport {
   unchanged: number;
   archived: string[];
   errors: { path: string; reason: string }[];
+  /** Files whose path gives the slug of a file before them (or a front matter's slug): each got `-2`, `-3`, … */
+  renamed: { path: string; slug: string; insteadOf: string; keptBy: string }[];
   unresolved: { path: string; slugs: string[] }[];
   /** With --strict and bad files: nothing was written. */
   aborted: boolean;
@@ -51,11 +53,12 @@ type Sent = { file: VaultFile & { item: ImportNodeInput }; bytes: number; result
 
 export async function importFolder(o: FolderImportOptions): Promise<FolderImportReport> {
   const files = scanVault(o.dir);
-  const report: FolderImportReport = { dryRun: o.dryRun, files: files.length, created: [], updated: [], unchanged: 0, archived: [], errors: [], unresolved: [], aborted: false };
+  const report: FolderImportReport = { dryRun: o.dryRun, files: files.length, created: [], updated: [], unchanged: 0, archived: [], errors: [], renamed: [], unresolved: [], aborted: false };
   const readable: Readable[] = [];
   for (const f of files) {
     if (f.meta) readable.push(f);
     else report.errors.push({ path: f.path, reason: f.error });
+    if (f.renamed) report.renamed.push({ path: f.path, slug: f.slug, ...f.renamed });
   }
 
   // Each file becomes its item as it is about to be sent (parsing bodies is most of this side's work), so that it
@@ -154,10 +157,12 @@ export async function importFolder(o: FolderImportOptions): Promise<FolderImport
 const bytesOf = (item: ImportNodeInput) => Buffer.byteLength(JSON.stringify(item));
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** The report's lists in path order, whatever order the files were sent in. */
+/** The report's lists in path order, whatever order the files were sent in; a refused file is listed as an error only. */
 function finish(report: FolderImportReport): FolderImportReport {
   report.errors.sort(byPath);
   report.unresolved.sort(byPath);
+  const refused = new Set(report.errors.map((e) => e.path));
+  report.renamed = report.renamed.filter((r) => !refused.has(r.path)).sort(byPath);
   return report;
 }
 

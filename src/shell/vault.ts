@@ -1,10 +1,11 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { toString as textOf } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
 import { AppError } from '../errors.js';
-import { slugify } from '../http/slug.js';
+import { maxBodyBytes } from '../http/json-body.js';
+import { firstFreeSlug, slugBase } from '../http/slug.js';
 import { validatePart } from '../http/validation.js';
 import { linkTypes } from '../nodes/link-types.js';
 import { ImportNodeSchema, type ImportNodeInput, nodeTypes } from '../nodes/schemas.js';
@@ -33,9 +34,12 @@ export function markdownFiles(dir: string): string[] {
     .sort();
 }
 
-/** The slug a file gets without a `slug` in its front matter: its path without `.md`, each folder and the name slugified, joined by `-`. */
+/**
+ * The slug a file's path gives: the path without `.md`, each folder and the name slugified, joined by `-`
+ * (`guides/First Week.md` → `guides-first-week`, `設定/日本語のノート.md` → `設定-日本語のノート`).
+ */
 export function slugOfPath(relPath: string): string {
-  return relPath.replace(/\.md$/i, '').split('/').map(slugify).filter(Boolean).join('-');
+  return slugBase(relPath.replace(/\.md$/i, ''), 'node');
 }
 
 /**
@@ -43,19 +47,60 @@ export function slugOfPath(relPath: string): string {
  * to refuse two files with one slug, and the typed links' targets, to choose the order of sending). The body is
  * turned into the node's fields later, batch by batch (itemOf).
  */
-export type ScannedFile =
+export type ScannedFile = (
   | { path: string; slug: string; meta: Record<string, unknown>; body: string; links: FrontMatterLink[]; error?: undefined }
-  | { path: string; slug: string; error: string; meta?: undefined };
+  | { path: string; slug: string; error: string; meta?: undefined }
+) & {
+  /** Whether the slug is the front matter's own, which is never changed. */
+  explicitSlug?: boolean;
+  /** Set when the slug the path gives was another file's first: that slug and the file that keeps it. */
+  renamed?: { insteadOf: string; keptBy: string };
+};
 
-/** Reads every file of the folder and its front matter; two files with one slug are both refused. */
+/** A file larger than one request may be could never be sent: it is refused by its size, before it is read. */
+export const maxFileBytes = maxBodyBytes;
+
+/** Reads every file of the folder and its front matter, and gives each file a slug of its own (uniqueSlugs). */
 export function scanVault(dir: string): ScannedFile[] {
-  const files = markdownFiles(dir).map((rel) => scanMarkdownFile(rel, readFileSync(path.join(dir, rel), 'utf8')));
-  const bySlug = new Map<string, ScannedFile[]>();
-  for (const f of files) if (f.meta) bySlug.set(f.slug, [...(bySlug.get(f.slug) ?? []), f]);
-  return files.map((f) => {
-    const same = f.meta ? bySlug.get(f.slug)! : [];
-    if (same.length < 2) return f;
-    return { path: f.path, slug: f.slug, error: `slug '${f.slug}' is also the slug of ${same.filter((o) => o !== f).map((o) => o.path).join(', ')}` };
+  return uniqueSlugs(markdownFiles(dir).map((rel): ScannedFile => {
+    const full = path.join(dir, rel);
+    const { size } = statSync(full);
+    if (size > maxFileBytes) return { path: rel, slug: slugOfPath(rel), error: `is ${size} bytes; a file may be at most ${maxFileBytes} bytes (the service's request limit)` };
+    return scanMarkdownFile(rel, readFileSync(full, 'utf8'));
+  }));
+}
+
+/**
+ * One slug per file, the same on every import of the same folder. A front matter's own slug is kept as written,
+ * and two files that both give one are both refused, as an explicit slug that is taken is refused by the API. A
+ * slug that a path gives goes to the first file in path order that has it; each later file gets the first of
+ * `-2`, `-3`, … that no other file has, so that names which slugify alike (`Settings.md` and `settings.md`,
+ * `a/b c.md` and `a-b/c.md`, names that differ only in what slugify drops) are all imported. Files refused already
+ * hold their slug too, so that fixing one later does not move another file's node.
+ */
+export function uniqueSlugs(files: ScannedFile[]): ScannedFile[] {
+  const explicit = new Map<string, ScannedFile[]>();
+  for (const f of files) if (f.explicitSlug) explicit.set(f.slug, [...(explicit.get(f.slug) ?? []), f]);
+  const reserved = new Set(files.map((f) => f.slug));
+  const firstWithSlug = new Map<string, string>();
+  for (const [slug, [first]] of explicit) firstWithSlug.set(slug, first.path);
+  const assigned = new Set<string>();
+  const taken = { has: (slug: string) => reserved.has(slug) || assigned.has(slug) };
+  return files.map((f): ScannedFile => {
+    if (f.explicitSlug) {
+      const same = explicit.get(f.slug)!;
+      if (same.length < 2) return f;
+      return { path: f.path, slug: f.slug, explicitSlug: true, error: `slug '${f.slug}' is also the slug of ${same.filter((o) => o !== f).map((o) => o.path).join(', ')}` };
+    }
+    const keptBy = firstWithSlug.get(f.slug);
+    if (keptBy === undefined) {
+      firstWithSlug.set(f.slug, f.path);
+      assigned.add(f.slug);
+      return f;
+    }
+    const slug = firstFreeSlug(f.slug, taken);
+    assigned.add(slug);
+    return { ...f, slug, renamed: { insteadOf: f.slug, keptBy } };
   });
 }
 
@@ -75,7 +120,7 @@ function splitFrontMatter(text: string): { frontMatter: string | null; body: str
 /** A link target as written in front matter: `slug`, `[[slug]]`, `[[slug|label]]` or `slug#heading`. */
 function targetOf(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  return value.trim().replace(/^\[\[(.*)\]\]$/, '$1').split('|')[0].split('#')[0].trim();
+  return value.trim().replace(/^\[\[(.*)\]\]$/, '$1').split('|')[0].split('#')[0].trim().normalize('NFC');
 }
 
 /** A typed link as front matter writes it; the target is checked with the rest of the item (itemOf). */
@@ -87,7 +132,7 @@ function linksOf(meta: Record<string, unknown>): FrontMatterLink[] {
   for (const linkType of linkTypes) {
     const value = meta[linkType];
     if (value === undefined || value === null) continue;
-    for (const target of Array.isArray(value) ? value : [value]) links.push({ linkType, target: targetOf(target) });
+    for (const target of Array.isArray(value) ? value : [value]) if (!isEmpty(target)) links.push({ linkType, target: targetOf(target) });
   }
   return links;
 }
@@ -103,13 +148,23 @@ export function scanMarkdownFile(relPath: string, text: string): ScannedFile {
     if (frontMatter !== null && frontMatter.trim() !== '') {
       const parsed = parseYaml(frontMatter, { prettyErrors: false });
       if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw new Error('front matter is not a mapping of field: value');
-      meta = (parsed ?? {}) as Record<string, unknown>;
+      meta = withoutEmptyValues((parsed ?? {}) as Record<string, unknown>);
     }
   } catch (err) {
     return { path: relPath, slug: fallbackSlug, error: `invalid front matter: ${(err as Error).message.split('\n')[0]}` };
   }
-  const slug = typeof meta.slug === 'string' ? meta.slug : fallbackSlug;
-  return { path: relPath, slug, meta, body, links: linksOf(meta) };
+  const explicitSlug = typeof meta.slug === 'string';
+  return { path: relPath, slug: explicitSlug ? (meta.slug as string) : fallbackSlug, explicitSlug, meta, body, links: linksOf(meta) };
+}
+
+/** A key written with nothing after it (`description:`), `null`, `''` or `[]`: what people leave in a template. */
+function isEmpty(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+}
+
+/** Front matter without its empty values, which count as absent: the field takes the value it has without the key. */
+function withoutEmptyValues(meta: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(meta).filter(([, value]) => !isEmpty(value)));
 }
 
 /** One file as an import item (validated like a single write), or the reason it cannot be one. */
@@ -125,14 +180,15 @@ type Block = ReturnType<typeof fromMarkdown>['children'][number];
 const blankLine = /\n[ \t]*\r?\n/g;
 
 /**
- * The first top-level heading and paragraph of a body, those of them that are needed (for a title or a
+ * The first top-level block and the first paragraph of a body, those of them that are needed (for a title or a
  * description that front matter does not give). Parsing a whole body costs more than all the rest of the import's
  * client side, and these blocks are nearly always in its first lines: so a prefix ending before a blank line is
- * parsed first, growing until what is needed is found. A top-level heading or paragraph is parsed the same
- * whatever follows the blank line after it; only link reference definitions (`[label]: url`), which may stand
- * anywhere and change the text of the links that use them, reach back, so a body that may have one is parsed whole.
+ * parsed first, growing until what is needed is found. A top-level block is of the same kind and a heading or
+ * paragraph is parsed the same whatever follows the blank line after it; only link reference definitions
+ * (`[label]: url`), which may stand anywhere and change the text of the links that use them, reach back, so a body
+ * that may have one is parsed whole.
  */
-function leadingBlocks(body: string, need: { heading: boolean; paragraph: boolean }): { heading?: Block; paragraph?: Block } {
+function leadingBlocks(body: string, need: { first: boolean; paragraph: boolean }): { first?: Block; paragraph?: Block } {
   const whole = body.includes(']:');
   for (let size = 0; ; size = Math.max(1024, size * 8)) {
     let prefix = body;
@@ -142,29 +198,38 @@ function leadingBlocks(body: string, need: { heading: boolean; paragraph: boolea
       if (blank) prefix = body.slice(0, blank.index + 1);
     }
     const { children } = fromMarkdown(prefix);
-    const heading = children.find((n) => n.type === 'heading');
+    const first = children[0];
     const paragraph = children.find((n) => n.type === 'paragraph');
-    if (prefix === body || ((heading || !need.heading) && (paragraph || !need.paragraph))) return { heading, paragraph };
+    if (prefix === body || ((first || !need.first) && (paragraph || !need.paragraph))) return { first, paragraph };
   }
 }
 
-/** A scanned file as an import item: the title and description front matter leaves out come from the body. */
+/**
+ * A scanned file as an import item. The title is the front matter's, else the text of a level-1 heading that opens
+ * the body (a heading further down names a section, not the note), else the file name as written. The description
+ * is the front matter's, else the first paragraph's text, else the title.
+ */
 export function itemOf(file: ScannedFile & { meta: Record<string, unknown> }): VaultFile {
   const { path: relPath, slug, meta, body, links } = file;
-  const baseName = path.basename(relPath).replace(/\.md$/i, '');
-  const need = { heading: meta.title === undefined, paragraph: meta.description === undefined };
-  const { heading, paragraph } = need.heading || need.paragraph ? leadingBlocks(body, need) : {};
-  const title = meta.title ?? (heading ? textOf(heading).trim() : '') ?? baseName;
+  const fileName = path.basename(relPath).replace(/\.md$/i, '').normalize('NFC');
+  const need = { first: meta.title === undefined, paragraph: meta.description === undefined };
+  const { first, paragraph } = need.first || need.paragraph ? leadingBlocks(body, need) : {};
+  const opening = first?.type === 'heading' && first.depth === 1 ? textOf(first).trim() : '';
+  const title = meta.title ?? (opening || fileName);
   let description = meta.description;
   if (description === undefined) {
     const text = paragraph ? textOf(paragraph).replace(/\s+/g, ' ').trim() : '';
-    description = text.length > maxDescription ? `${text.slice(0, maxDescription - 1)}…` : text || title || baseName;
+    // A title of the wrong type is reported as such; the description falling back to it would only repeat that.
+    description = text.length > maxDescription ? `${text.slice(0, maxDescription - 1)}…` : text || (typeof title === 'string' ? title : fileName);
   }
-  const item: Record<string, unknown> = { slug, title: title || baseName, description, content: body };
+  // A slug of the wrong type is the file's error, not a reason to fall back to the one its path gives.
+  const item: Record<string, unknown> = { slug: meta.slug ?? slug, title, description, content: body };
   for (const key of fieldKeys) if (key !== 'slug' && key !== 'title' && key !== 'description' && meta[key] !== undefined) item[key] = meta[key];
   item.links = links;
+  const refused = (reason: string): VaultFile => ({ path: relPath, slug, error: reason });
+  let valid: ImportNodeInput;
   try {
-    return { path: relPath, slug, item: validatePart<ImportNodeInput>(ImportNodeSchema, item, 'body') };
+    valid = validatePart<ImportNodeInput>(ImportNodeSchema, item, 'body');
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     const reasons = new Map<string, string>();
@@ -172,11 +237,29 @@ export function itemOf(file: ScannedFile & { meta: Record<string, unknown> }): V
       // A value outside a list of literals (nodeType, agentSummary's null-or-string …) fails each alternative: said once.
       const alternatives = /equal to constant|schema in anyOf|must be null/.test(e.message);
       const allowed = e.path.endsWith('/nodeType') ? nodeTypes : e.path.endsWith('/linkType') ? linkTypes : undefined;
-      const message = alternatives ? (allowed ? `must be one of: ${allowed.join(', ')}` : 'has a value of the wrong type') : e.message;
+      const message = alternatives
+        ? allowed ? `must be one of: ${allowed.join(', ')}` : 'has a value of the wrong type'
+        : /^must be (string|number|integer|boolean|array|object)$/.test(e.message) ? `${e.message}, not ${kindOf(valueAt(item, e.path))}`
+          : e.message;
       if (!reasons.has(e.path) || !alternatives) reasons.set(e.path, `${fieldName(e.path)} ${message}`);
     }
-    return { path: relPath, slug, error: [...reasons.values()].join('; ') || err.message };
+    return refused([...reasons.values()].join('; ') || err.message);
   }
+  return { path: relPath, slug, item: valid };
+}
+
+/** The value a JSON pointer names in an item. */
+function valueAt(item: Record<string, unknown>, pointer: string): unknown {
+  return pointer.slice(1).split('/').reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), item);
+}
+
+/** What a front-matter value is, for a reason: `a number (2024)`, `a list`, … */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value !== null && typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return 'text';
+  const shown = String(value);
+  return `a ${typeof value === 'boolean' ? 'true/false value' : typeof value} (${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown})`;
 }
 
 /** `/links/2/target` → `links[2].target`, `/title` → `title`. */

@@ -7,6 +7,8 @@ import type { ContextNode } from '../nodes/schemas.js';
 
 type Row = Record<string, any>;
 export type RemarkLabel = 'Annotation' | 'Feedback';
+/** The labels of what an import writes, in the order a failed one is undone. */
+export type ImportedLabel = RemarkLabel | 'ContextNode' | 'PlaybookVersion' | 'Playbook';
 const relTypeOfRemark: Record<RemarkLabel, string> = { Annotation: 'ANNOTATES', Feedback: 'ABOUT' };
 
 /** The parts of a workspace's export, each read as it is iterated (one at a time: they share a transaction). */
@@ -53,34 +55,66 @@ export class TransferRepository {
     }
   }
 
-  async takenIds(ids: { playbookIds: string[]; versionIds: string[]; nodeIds: string[]; annotationIds: string[]; feedbackIds: string[] }): Promise<number> {
-    const [row] = await this.graph.read<{ taken: number }>('transfer/taken-ids', ids);
-    return row?.taken ?? 0;
+  /** Which of `ids` (a bounded batch) are used by anything an import writes, in any workspace. */
+  async takenIds(ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    return (await this.graph.read<{ id: string }>('transfer/taken-ids', { ids })).map((row) => row.id);
   }
 
   /**
-   * One write transaction: the workspace locked and checked empty (else `work` is not run), then `work`.
-   * found false when the workspace does not exist; empty false when it has playbooks or nodes.
+   * The first transaction of an import: the workspace locked, checked empty and free of other imports, and then
+   * marked as held by `importId`. found false when the workspace does not exist.
    */
-  async intoEmptyWorkspace(workspaceId: string, now: string, work: (w: TransferWriter) => Promise<void>): Promise<{ found: boolean; empty: boolean }> {
+  async claim(workspaceId: string, importId: string, now: string, staleBefore: string): Promise<{ found: boolean; empty: boolean; importing: boolean; claimed: boolean }> {
+    const [row] = await this.graph.write<{ empty: boolean; importing: boolean; claimed: boolean }>('transfer/claim-import', { workspaceId, importId, now, staleBefore });
+    return row ? { found: true, ...row } : { found: false, empty: false, importing: false, claimed: false };
+  }
+
+  /**
+   * One batch of an import in a transaction of its own, after checking that the import still holds the workspace
+   * (else `work` is not run and the answer is false).
+   */
+  async batch(workspaceId: string, importId: string, now: string, work: (w: TransferWriter) => Promise<void>): Promise<boolean> {
     return this.graph.writeTx(async (tx) => {
-      const [row] = await tx.run('transfer/lock-workspace', { workspaceId, now });
-      if (!row) return { found: false, empty: false };
-      if (row.playbooks > 0 || row.nodes > 0) return { found: true, empty: false };
+      const [held] = await tx.run('transfer/hold-import', { workspaceId, importId, now });
+      if (!held) return false;
       await work(new TransferWriter(tx, workspaceId, this.nodes));
-      return { found: true, empty: true };
+      return true;
     });
+  }
+
+  /** The last transaction of a complete import: the mark cleared and the import's audit event, together. */
+  async finish(workspaceId: string, importId: string, now: string, stamp: AuditStamp, entry: AuditEntry): Promise<boolean> {
+    return this.graph.writeTx(async (tx) => {
+      const [held] = await tx.run('transfer/end-import', { workspaceId, importId, now });
+      if (!held) return false;
+      await recordAudit(tx, stamp, entry);
+      return true;
+    });
+  }
+
+  /** Clears the mark of an import that was undone. */
+  async release(workspaceId: string, importId: string, now: string): Promise<void> {
+    await this.graph.write('transfer/end-import', { workspaceId, importId, now });
+  }
+
+  /** Deletes items of a failed import (a bounded batch of its ids) with their relationships. */
+  async deleteImported(workspaceId: string, label: ImportedLabel, ids: string[]): Promise<number> {
+    if (!ids.length) return 0;
+    const [row] = await this.graph.write<{ deleted: number }>('transfer/delete-imported', { workspaceId, label, ids });
+    return row?.deleted ?? 0;
+  }
+
+  /** Deletes at most `limit` of the workspace's unresolved wikilink targets that nothing waits for; how many. */
+  async deleteUnresolved(workspaceId: string, limit: number): Promise<number> {
+    const [row] = await this.graph.write<{ deleted: number }>('transfer/delete-unresolved', { workspaceId, limit });
+    return row?.deleted ?? 0;
   }
 }
 
-/** The statements of a workspace import, inside its transaction. */
+/** The statements of one batch of a workspace import, inside its transaction. */
 export class TransferWriter {
   constructor(private readonly tx: GraphTx, private readonly workspaceId: string, private readonly nodeRepo: NodeRepository) {}
-
-  /** The import's audit event, in its transaction. */
-  async audit(stamp: AuditStamp, entry: AuditEntry): Promise<void> {
-    await recordAudit(this.tx, stamp, entry);
-  }
 
   async playbooks(playbooks: Row[]): Promise<void> {
     if (playbooks.length) await this.tx.run('transfer/create-playbooks', { workspaceId: this.workspaceId, playbooks });

@@ -1,7 +1,7 @@
 import { WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { WorkspaceService } from '../workspaces/service.js';
-import { ExportDocument, ImportSummarySchema, maxImportBytes } from './schemas.js';
+import { ExportDocument, ImportSummarySchema, maxImportBytes, maxImportItems } from './schemas.js';
 import type { TransferService } from './service.js';
 
 const base = { tag: 'Export and import' } as const;
@@ -28,9 +28,12 @@ export function transferRoutes(s: { transfer: TransferService; workspaces: Works
     defineRoute({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/import', operationId: 'importWorkspace', summary: 'Rebuild an export in this empty workspace',
       description:
-        `The body is a document from GET …/export (at most ${maxImportBytes / (1024 * 1024)} MiB). The workspace must have no playbooks and no context nodes (409 conflict otherwise). ` +
-        'Everything is written in one transaction, with the export’s timestamps, statuses and link origins. The export’s ids are kept when none is used on this deployment ' +
-        '(so agents that call playbooks by id go on working after a move); otherwise every id is replaced by a new one (idsKept false). ' +
+        `The body is a document from GET …/export (at most ${maxImportBytes / (1024 * 1024)} MiB and ${maxImportItems.toLocaleString('en')} items: playbooks, versions, nodes, links, annotations and feedback together; 413 otherwise). ` +
+        'The workspace must have no playbooks and no context nodes, and no other import may be under way into it (409 conflict otherwise). ' +
+        'The document is checked whole, then written in bounded batches, each a transaction of its own, with the export’s timestamps, statuses and link origins; ' +
+        'when a batch fails, what the import wrote is deleted again before the error is answered, so the workspace is left empty. ' +
+        'An id of the export is kept when it has the shape this service gives ids of its kind and nothing on this deployment uses it (so agents that call playbooks by id go on working after a move); ' +
+        'any other id is replaced by a new one, references following (idsReplaced counts them; idsKept is true when none was). ' +
         'A document whose references do not hold (a link, annotation or feedback naming an id the export does not have, a slug or id twice) is 400 and nothing is written.',
       access: owners, params: WorkspacePath, body: ExportDocument, maxBodyBytes: maxImportBytes,
       responses: { 201: { description: 'What was created', schema: ImportSummarySchema } },

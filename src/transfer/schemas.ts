@@ -16,6 +16,12 @@ export const exportFormat = 'playbooks-workspace-export';
 export const exportVersion = 1;
 /** An import body may be larger than other requests' 1 MiB. */
 export const maxImportBytes = 64 * 1024 * 1024;
+/**
+ * The most items (playbooks, versions, nodes, links, annotations and feedback together) one import writes: the
+ * import is written in batches, each its own transaction, and this bounds how long the whole may hold the
+ * workspace. A larger document is refused with 413 before anything is written.
+ */
+export const maxImportItems = 250_000;
 
 const Principal = Type.String({ minLength: 1, maxLength: 100, description: 'Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is' });
 
@@ -43,7 +49,7 @@ export const ExportPlaybook = Strict({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   archivedAt: NullableTimestamp,
-  versions: Type.Array(ExportVersion, { minItems: 1, description: 'Every version, oldest first' }),
+  versions: Type.Array(ExportVersion, { minItems: 1, maxItems: maxImportItems, description: 'Every version, oldest first' }),
 }, { required: ['id', 'slug', 'title', 'summary', 'description', 'functionArea', 'visibility', 'ownerId', 'tags', 'createdAt', 'updatedAt', 'archivedAt', 'versions'] });
 
 const nodeFields = NodeCreateBody.properties;
@@ -106,15 +112,16 @@ export const ExportDocument = Strict({
   version: Type.Literal(exportVersion, { description: 'The format version; an importer refuses a version it does not know' }),
   exportedAt: Timestamp,
   workspace: Strict({ id: Id('The exported workspace'), name: Type.String({ maxLength: 200 }) }, { required: ['id', 'name'] }),
-  playbooks: Type.Array(ExportPlaybook, { description: 'Oldest first (createdAt, then slug)' }),
-  nodes: Type.Array(ExportNode, { description: 'Every context node, archived ones too, oldest first (createdAt, then slug)' }),
-  links: Type.Array(ExportLink, { description: 'Every link from a playbook or a node to a node, oldest first' }),
-  annotations: Type.Array(ExportAnnotation, { description: 'Every annotation (agent_local ones too), oldest first' }),
-  feedback: Type.Array(ExportFeedback, { description: 'Every feedback item, oldest first' }),
+  playbooks: Type.Array(ExportPlaybook, { maxItems: maxImportItems, description: 'Oldest first (createdAt, then slug)' }),
+  nodes: Type.Array(ExportNode, { maxItems: maxImportItems, description: 'Every context node, archived ones too, oldest first (createdAt, then slug)' }),
+  links: Type.Array(ExportLink, { maxItems: maxImportItems, description: 'Every link from a playbook or a node to a node, oldest first' }),
+  annotations: Type.Array(ExportAnnotation, { maxItems: maxImportItems, description: 'Every annotation (agent_local ones too), oldest first' }),
+  feedback: Type.Array(ExportFeedback, { maxItems: maxImportItems, description: 'Every feedback item, oldest first' }),
 }, { required: ['format', 'version', 'exportedAt', 'workspace', 'playbooks', 'nodes', 'links', 'annotations', 'feedback'] });
 
 export const ImportSummarySchema = Type.Object({
-  idsKept: Type.Boolean({ description: 'true when the export’s ids were free on this deployment and were kept (agents calling by id go on working); false when new ids were given' }),
+  idsKept: Type.Boolean({ description: 'true when every id of the export was kept (agents calling by id go on working); false when any was replaced by a new one' }),
+  idsReplaced: Type.Integer({ minimum: 0, description: 'How many ids of the export were replaced by new ones: those not in the shape this service gives its ids of that kind, and those already used on this deployment' }),
   playbooks: Type.Integer(),
   versions: Type.Integer(),
   nodes: Type.Integer(),

@@ -1,13 +1,11 @@
 import { Readable } from 'node:stream';
 import { stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
-import { AppError, type FieldError, notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
-import { relationshipTypeOf } from '../nodes/link-types.js';
 import { toNode } from '../nodes/repository.js';
-import { wikilinkItem } from '../nodes/service.js';
-import { tokenCountsOf } from '../nodes/token-count.js';
 import type { ServiceDeps } from '../service-deps.js';
+import { type ImportBatch, ImportIds, Pace, type Stage, checkConsistent, checkSize, importBatches, maxBatchUnits, stages, undoBatches } from './import-plan.js';
 import { type ExportParts, TransferRepository } from './repository.js';
 import { type ExportDoc, type ImportSummary, exportFormat, exportVersion } from './schemas.js';
 
@@ -109,99 +107,84 @@ export class TransferService {
     );
   }
 
-  /** Rebuilds an export in an empty workspace (409 otherwise), in one transaction; 400 naming the first inconsistencies of the document. */
+  /**
+   * Rebuilds an export in an empty workspace (409 otherwise). The document is checked whole first (413 past
+   * maxImportItems, 400 naming the first inconsistencies), then written in bounded batches, each a transaction
+   * of its own, while a mark on the workspace keeps other imports out. When a batch fails, what this import
+   * wrote is deleted again before its error is answered: from outside, an import is whole or absent.
+   */
   async importWorkspace(caller: Caller, doc: ExportDoc): Promise<ImportSummary> {
     const ws = caller.workspaceId;
-    checkConsistent(doc);
-    const versions = doc.playbooks.flatMap((p) => p.versions.map((v) => ({ ...v, playbookId: p.id })));
-    const taken = await this.repo.takenIds({
-      playbookIds: doc.playbooks.map((p) => p.id), versionIds: versions.map((v) => v.id), nodeIds: doc.nodes.map((n) => n.id),
-      annotationIds: doc.annotations.map((a) => a.id), feedbackIds: doc.feedback.map((f) => f.id),
-    });
-    const idsKept = taken === 0;
-    // Ids are unique across the service: when one is taken here, every id gets a new one of its kind.
-    const fresh = new Map<string, string>();
-    const id = (old: string) => {
-      if (idsKept) return old;
-      let next = fresh.get(old);
-      if (!next) fresh.set(old, (next = newId(old.slice(0, old.indexOf('_')) as Parameters<typeof newId>[0])));
-      return next;
+    checkSize(doc);
+    const pace = new Pace();
+    await checkConsistent(doc, pace);
+    const ids = await ImportIds.decide(doc, (batch) => this.repo.takenIds(batch), pace);
+    const importId = newId('imp');
+    const claimedAt = this.deps.clock();
+    const staleBefore = new Date(claimedAt.getTime() - staleImportMs).toISOString();
+    const claim = await this.repo.claim(ws, importId, claimedAt.toISOString(), staleBefore);
+    if (!claim.found) throw notFound('Workspace');
+    if (claim.importing) throw new AppError('conflict', 'Another import into this workspace is under way; a workspace export is imported into an empty workspace only');
+    if (!claim.empty) throw new AppError('conflict', 'A workspace export is imported into an empty workspace only: this one has playbooks or context nodes');
+
+    const summary: ImportSummary = {
+      idsKept: ids.replaced === 0, idsReplaced: ids.replaced, playbooks: doc.playbooks.length, versions: doc.playbooks.reduce((n, p) => n + p.versions.length, 0),
+      nodes: doc.nodes.length, links: doc.links.length, annotations: doc.annotations.length, feedback: doc.feedback.length,
     };
-    const now = this.deps.clock().toISOString();
-    const { found, empty } = await this.repo.intoEmptyWorkspace(ws, now, async (w) => {
-      await w.playbooks(doc.playbooks.map(({ versions: _v, ...p }) => ({ ...p, id: id(p.id) })));
-      await w.versions(versions.map((v) => ({ ...v, id: id(v.id), playbookId: id(v.playbookId), content: JSON.stringify(v.content) })));
-      await w.nodes(doc.nodes.map((n) => {
-        const node = { ...n, id: id(n.id), content: n.content ?? '', agentSummary: n.agentSummary ?? null, importance: n.importance ?? 50 };
-        return { ...node, ...tokenCountsOf(node) };
-      }));
-      await w.links(doc.links.map((l) => ({
-        id: id(l.id), sourceType: l.sourceType, sourceId: id(l.sourceId), targetId: id(l.targetId), relType: relationshipTypeOf[l.linkType], origin: l.origin, createdAt: l.createdAt,
-      })));
-      await w.wikilinks(doc.nodes.map((n) => wikilinkItem(id(n.id), n.content ?? '')), now);
-      await w.remarks('Annotation', doc.annotations.map((a) => ({ ...a, id: id(a.id), targetId: id(a.targetId) })));
-      await w.remarks('Feedback', doc.feedback.map((f) => ({ ...f, id: id(f.id), targetId: id(f.targetId) })));
-      await w.audit(stampOf(caller, now), {
-        action: 'workspace.imported', workspaceId: ws, targetIds: [ws], before: null,
-        after: { idsKept, playbooks: doc.playbooks.length, versions: versions.length, nodes: doc.nodes.length, links: doc.links.length },
-      });
-    });
-    if (!found) throw notFound('Workspace');
-    if (!empty) throw new AppError('conflict', 'A workspace export is imported into an empty workspace only: this one has playbooks or context nodes');
-    await this.deps.gate.graphChanged(ws);
-    return {
-      idsKept, playbooks: doc.playbooks.length, versions: versions.length, nodes: doc.nodes.length, links: doc.links.length,
-      annotations: doc.annotations.length, feedback: doc.feedback.length,
-    };
+    const written = Object.fromEntries(stages.map((stage) => [stage, 0])) as Record<Stage, number>;
+    const wikilinks = new Map<string, number>();
+    try {
+      await this.writeBatches(ws, importId, importBatches(doc, ids, claimedAt.toISOString(), pace, wikilinks), written, pace);
+      const { annotations: _a, feedback: _f, ...counts } = summary;
+      const now = this.now();
+      const finished = await this.repo.finish(ws, importId, now, stampOf(caller, now), { action: 'workspace.imported', workspaceId: ws, targetIds: [ws], before: null, after: counts });
+      if (!finished) throw importLost();
+    } catch (err) {
+      await this.undo(ws, importId, doc, ids, written, wikilinks, pace);
+      throw err;
+    } finally {
+      await this.deps.gate.graphChanged(ws);
+    }
+    return summary;
+  }
+
+  private now(): string {
+    return this.deps.clock().toISOString();
+  }
+
+  /** Each batch in a transaction of its own, the next one prepared while Neo4j writes the one before. */
+  private async writeBatches(ws: string, importId: string, batches: AsyncIterable<ImportBatch>, written: Record<Stage, number>, pace: Pace): Promise<void> {
+    const iterator = batches[Symbol.asyncIterator]();
+    let next = iterator.next();
+    for (;;) {
+      const { value: batch, done } = await next;
+      if (done) return;
+      next = iterator.next();
+      // A batch that fails leaves the one being prepared unread: its failure, if any, is not the answer.
+      next.catch(() => undefined);
+      written[batch.stage] += batch.count;
+      if (!(await this.repo.batch(ws, importId, this.now(), (w) => batch.write(w)))) throw importLost();
+      await pace.step();
+    }
+  }
+
+  /**
+   * Deletes what a failed import wrote (the items of the batches it sent, known by their ids), then clears its
+   * mark. When that fails too (the database gone), the mark stays until it is stale and the workspace keeps
+   * part of the import: logged, and the import's own error is still what is answered.
+   */
+  private async undo(ws: string, importId: string, doc: ExportDoc, ids: ImportIds, written: Record<Stage, number>, wikilinks: Map<string, number>, pace: Pace): Promise<void> {
+    try {
+      for await (const batch of undoBatches(doc, ids, written, wikilinks, pace)) await this.repo.deleteImported(ws, batch.label, batch.ids);
+      if (written.wikilinks > 0) while ((await this.repo.deleteUnresolved(ws, maxBatchUnits)) > 0) await pace.step();
+      await this.repo.release(ws, importId, this.now());
+    } catch (err) {
+      this.deps.logger.error({ err, workspaceId: ws, importId }, 'a failed workspace import could not be undone; the workspace keeps part of it');
+    }
   }
 }
 
-/** The references inside an export must hold (ids unique, slugs unique, every link and remark pointing into it). */
-function checkConsistent(doc: ExportDoc): void {
-  const errors: FieldError[] = [];
-  const fail = (path: string, message: string) => errors.length < 20 && errors.push({ path, message, in: 'body' });
-  const kindOf = new Map<string, string>();
-  const claim = (id: string, kind: string, path: string) => {
-    if (kindOf.has(id)) fail(path, `repeats the id ${id}`);
-    else kindOf.set(id, kind);
-  };
-  const once = (seen: Set<string | number>, value: string | number, path: string, what: string) => {
-    if (seen.has(value)) fail(path, `repeats ${what} ${value}`);
-    seen.add(value);
-  };
-  const playbookSlugs = new Set<string>();
-  const nodeSlugs = new Set<string>();
-  doc.playbooks.forEach((p, i) => {
-    claim(p.id, 'playbook', `/playbooks/${i}/id`);
-    once(playbookSlugs, p.slug, `/playbooks/${i}/slug`, 'the slug');
-    const numbers = new Set<number>();
-    p.versions.forEach((v, j) => {
-      claim(v.id, 'playbook_version', `/playbooks/${i}/versions/${j}/id`);
-      once(numbers, v.versionNumber, `/playbooks/${i}/versions/${j}/versionNumber`, 'version');
-    });
-  });
-  doc.nodes.forEach((n, i) => {
-    claim(n.id, 'context_node', `/nodes/${i}/id`);
-    once(nodeSlugs, n.slug, `/nodes/${i}/slug`, 'the slug');
-  });
-  const seen = new Set<string>();
-  doc.links.forEach((l, i) => {
-    if (kindOf.get(l.sourceId) !== l.sourceType) fail(`/links/${i}/sourceId`, `is not a ${l.sourceType} of the export`);
-    if (kindOf.get(l.targetId) !== 'context_node') fail(`/links/${i}/targetId`, 'is not a context node of the export');
-    if (l.sourceId === l.targetId) fail(`/links/${i}/targetId`, 'is the source itself');
-    const key = `${l.sourceId}>${l.linkType}>${l.targetId}`;
-    if (seen.has(key)) fail(`/links/${i}`, 'repeats a link of the same type between the same two ends');
-    seen.add(key);
-    if (seen.has(`id:${l.id}`)) fail(`/links/${i}/id`, `repeats the id ${l.id}`);
-    seen.add(`id:${l.id}`);
-  });
-  for (const [list, remarks] of [['annotations', doc.annotations], ['feedback', doc.feedback]] as const) {
-    remarks.forEach((r, i) => {
-      claim(r.id, list, `/${list}/${i}/id`);
-      if (kindOf.get(r.targetId) !== r.targetType) fail(`/${list}/${i}/targetId`, `is not a ${r.targetType} of the export`);
-    });
-  }
-  if (errors.length) {
-    throw new AppError('invalid_request', `The export is not consistent: ${errors[0].path.slice(1)} ${errors[0].message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, { errors });
-  }
-}
+/** Staleness of an import's mark: no batch written for this long means its process stopped (a batch takes far less). */
+const staleImportMs = 5 * 60_000;
+
+const importLost = () => new AppError('conflict', 'The import no longer holds the workspace (it was claimed again or removed); nothing of it is kept');

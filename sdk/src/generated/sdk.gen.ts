@@ -170,7 +170,7 @@ export const listPlaybooks = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Create a playbook with its initial draft version 1
  *
- * ownerId is the caller (the sponsor when the caller is an agent) and cannot be sent. Without slug one is generated from the title (lowercase ASCII, other characters → "-"; "playbook" when nothing is left); when taken, -2, -3, … is appended. An explicit slug that is taken is 409 slug_taken (archived playbooks keep their slugs).
+ * ownerId is the caller (the sponsor when the caller is an agent) and cannot be sent. Without slug one is generated from the title (lowercased, Latin accents folded to ASCII, letters and digits of other scripts kept, other characters → "-"; "playbook" when nothing is left); when taken, -2, -3, … is appended. An explicit slug that is taken is 409 slug_taken (archived playbooks keep their slugs).
  */
 export const createPlaybook = <ThrowOnError extends boolean = false>(options: Options<CreatePlaybookData, ThrowOnError>) => (options.client ?? client).post<CreatePlaybookResponses, CreatePlaybookErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -829,7 +829,7 @@ export const exportWorkspace = <ThrowOnError extends boolean = false>(options: O
 /**
  * Rebuild an export in this empty workspace
  *
- * The body is a document from GET …/export (at most 64 MiB). The workspace must have no playbooks and no context nodes (409 conflict otherwise). Everything is written in one transaction, with the export’s timestamps, statuses and link origins. The export’s ids are kept when none is used on this deployment (so agents that call playbooks by id go on working after a move); otherwise every id is replaced by a new one (idsKept false). A document whose references do not hold (a link, annotation or feedback naming an id the export does not have, a slug or id twice) is 400 and nothing is written.
+ * The body is a document from GET …/export (at most 64 MiB and 250,000 items: playbooks, versions, nodes, links, annotations and feedback together; 413 otherwise). The workspace must have no playbooks and no context nodes, and no other import may be under way into it (409 conflict otherwise). The document is checked whole, then written in bounded batches, each a transaction of its own, with the export’s timestamps, statuses and link origins; when a batch fails, what the import wrote is deleted again before the error is answered, so the workspace is left empty. An id of the export is kept when it has the shape this service gives ids of its kind and nothing on this deployment uses it (so agents that call playbooks by id go on working after a move); any other id is replaced by a new one, references following (idsReplaced counts them; idsKept is true when none was). A document whose references do not hold (a link, annotation or feedback naming an id the export does not have, a slug or id twice) is 400 and nothing is written.
  */
 export const importWorkspace = <ThrowOnError extends boolean = false>(options: Options<ImportWorkspaceData, ThrowOnError>) => (options.client ?? client).post<ImportWorkspaceResponses, ImportWorkspaceErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -850,13 +850,17 @@ export const importWorkspace = <ThrowOnError extends boolean = false>(options: O
  * is allowed (db.labels, db.relationshipTypes, db.propertyKeys, db.schema.*, db.index.fulltext.query*, dbms.components).
  * It runs in a READ transaction that is never committed, with a timeout (422 query_timeout) and, on the self-started
  * Neo4j, a memory cap per transaction (422 query_memory_exceeded). A syntax or semantic error is 400 invalid_cypher with
- * Neo4j's message and position. At most 100000 rows; more set `truncated`.
+ * Neo4j's message and position.
+ * Answers are bounded in rows and in bytes, and the rows end before the first one past a bound (the rows before it are
+ * kept), with `truncated` true and `truncatedBy` saying which: 'rows' past `limit` (at most 100000),
+ * 'bytes' at a value whose JSON passes 1 MiB or at a row that would take the rows' JSON past
+ * 16 MiB (JSON and CSV answers) or 256 MiB (NDJSON).
  * Neo4j values map to JSON: nodes {elementId, labels, properties}, relationships {elementId, type, startElementId,
  * endElementId, properties}, paths {nodes, relationships}, temporal values and durations as ISO strings, points
  * {srid, x, y, z?}, integers as numbers when exact and as strings beyond 2^53.
- * Accept: text/csv gives CSV (lists and maps as JSON; X-Row-Count and X-Truncated headers); application/x-ndjson a
- * stream: a {"columns"} line, one JSON array per row, then {"rowCount", "truncated", "limit", "elapsedMs"}, or
- * {"error": problem} when the query fails after rows were sent.
+ * Accept: text/csv gives CSV (lists and maps as JSON; X-Row-Count, X-Truncated and, when truncated, X-Truncated-By
+ * headers); application/x-ndjson a stream: a {"columns"} line, one JSON array per row, then {"rowCount", "truncated",
+ * "truncatedBy", "limit", "elapsedMs"}, or {"error": problem} when the query fails after rows were sent.
  */
 export const runCypher = <ThrowOnError extends boolean = false>(options: Options<RunCypherData, ThrowOnError>) => (options.client ?? client).post<RunCypherResponses, RunCypherErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
@@ -902,7 +906,7 @@ export const listWebhooks = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Subscribe a URL to events
  *
- * The response holds the signing secret, shown this once. Each event is POSTed per the Standard Webhooks specification (webhook-id, webhook-timestamp, webhook-signature: HMAC-SHA256 with the whsec_ secret), at least once, in the order the changes were committed, retried with exponential backoff for about a day; a subscription whose deliveries fail for that long is disabled, with disabledReason saying why. A URL resolving to a loopback, private or link-local address is 400 unless the operator allows such targets (WEBHOOK_ALLOW_PRIVATE_TARGETS).
+ * The response holds the signing secret, shown this once. Each event is POSTed per the Standard Webhooks specification (webhook-id, webhook-timestamp, webhook-signature: HMAC-SHA256 with the whsec_ secret), at least once, in the order the changes were committed, retried with exponential backoff for about a day; a subscription whose deliveries fail for that long is disabled, with disabledReason saying why. A URL that is or resolves to a special-purpose address (loopback, private, link-local, documentation, reserved: every range of the IANA special-purpose registries) is 400 unless the operator allows such targets (WEBHOOK_ALLOW_PRIVATE_TARGETS); the same check runs before every delivery attempt.
  */
 export const createWebhook = <ThrowOnError extends boolean = false>(options: Options<CreateWebhookData, ThrowOnError>) => (options.client ?? client).post<CreateWebhookResponses, CreateWebhookErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

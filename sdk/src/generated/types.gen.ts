@@ -963,7 +963,7 @@ export type CreatePlaybookData = {
     body: {
         title: string;
         /**
-         * lowercase a-z, 0-9 and single hyphens
+         * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
          */
         slug?: string;
         summary?: string;
@@ -1326,7 +1326,7 @@ export type UpdatePlaybookData = {
     body?: {
         title?: string;
         /**
-         * lowercase a-z, 0-9 and single hyphens
+         * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
          */
         slug?: string;
         summary?: string | null;
@@ -2938,11 +2938,11 @@ export type CreateContextNodeData = {
         title: string;
         description: string;
         /**
-         * Lowercase a-z, 0-9 and single hyphens; generated from the title when omitted
+         * Lowercase letters and digits of any script, in NFC, joined by single hyphens; generated from the title when omitted
          */
         slug?: string;
         /**
-         * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+         * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
          */
         content?: string;
         /**
@@ -3135,7 +3135,7 @@ export type ImportContextNodesData = {
              */
             slug: string;
             /**
-             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
              */
             content?: string;
             /**
@@ -3492,11 +3492,11 @@ export type UpdateContextNodeData = {
         title?: string;
         description?: string;
         /**
-         * Lowercase a-z, 0-9 and single hyphens; generated from the title when omitted
+         * Lowercase letters and digits of any script, in NFC, joined by single hyphens; generated from the title when omitted
          */
         slug?: string;
         /**
-         * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+         * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
          */
         content?: string;
         /**
@@ -6338,7 +6338,7 @@ export type ExportWorkspaceResponses = {
              */
             id: string;
             /**
-             * lowercase a-z, 0-9 and single hyphens
+             * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
              */
             slug: string;
             title: string;
@@ -6403,13 +6403,13 @@ export type ExportWorkspaceResponses = {
              */
             id: string;
             /**
-             * lowercase a-z, 0-9 and single hyphens
+             * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
              */
             slug: string;
             title: string;
             description: string;
             /**
-             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
              */
             content?: string;
             /**
@@ -6569,7 +6569,7 @@ export type ImportWorkspaceData = {
              */
             id: string;
             /**
-             * lowercase a-z, 0-9 and single hyphens
+             * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
              */
             slug: string;
             title: string;
@@ -6634,13 +6634,13 @@ export type ImportWorkspaceData = {
              */
             id: string;
             /**
-             * lowercase a-z, 0-9 and single hyphens
+             * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
              */
             slug: string;
             title: string;
             description: string;
             /**
-             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed and lowercased; text that is not a slug is not a link. At most 1000 distinct slugs.
+             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
              */
             content?: string;
             /**
@@ -6836,9 +6836,13 @@ export type ImportWorkspaceResponses = {
      */
     201: {
         /**
-         * true when the export’s ids were free on this deployment and were kept (agents calling by id go on working); false when new ids were given
+         * true when every id of the export was kept (agents calling by id go on working); false when any was replaced by a new one
          */
         idsKept: boolean;
+        /**
+         * How many ids of the export were replaced by new ones: those not in the shape this service gives its ids of that kind, and those already used on this deployment
+         */
+        idsReplaced: number;
         playbooks: number;
         versions: number;
         nodes: number;
@@ -6939,9 +6943,13 @@ export type RunCypherResponses = {
         rows: Array<Array<unknown>>;
         rowCount: number;
         /**
-         * More rows were there than `limit` (or than the answer may hold)
+         * The query had more rows than the answer holds; truncatedBy says why
          */
         truncated: boolean;
+        /**
+         * Why rows were left out: 'rows' past `limit`, 'bytes' at a value or an answer past its size bound; null when none were
+         */
+        truncatedBy: 'rows' | 'bytes' | null;
         limit: number;
         elapsedMs: number;
     };
