@@ -64,6 +64,7 @@ function validatorFor(schema: TSchema, where: Where, thorough: boolean): Validat
 export function prepareValidators(schema: TSchema, where: Where): void {
   validatorFor(schema, where, false);
   validatorFor(schema, where, true);
+  if (where === 'body') slicedOf(schema);
 }
 
 /** Whether a value holds at most `limit` JSON values (objects, arrays and scalars), walked no further than that. */
@@ -130,9 +131,9 @@ export function validatePart<T>(schema: TSchema, value: unknown, where: Where): 
 const itemSlice = 500;
 
 /**
- * validatePart for a large body, a slice at a time: each long array of an object schema (`properties` whose
- * schema has `items`) is checked item by item, letting other requests in between slices, and the rest of the
- * body once without those items. The first error found is the answer, as for any large value.
+ * validatePart for a large body, a slice at a time: each array of an object schema (`properties` whose schema
+ * has `items`) is checked item by item, letting other requests in between slices, and the rest of the body once
+ * without those items. The first error found is the answer, as for any large value.
  */
 export async function validateLargePart<T>(schema: TSchema, value: unknown): Promise<T> {
   const error = await firstErrorInSlices(schema, value, '');
@@ -140,35 +141,38 @@ export async function validateLargePart<T>(schema: TSchema, value: unknown): Pro
   return value as T;
 }
 
-const skeletons = new WeakMap<TSchema, Map<string, TSchema>>();
+/** A schema as a large body is checked: the whole without its arrays' items, then each array's items. */
+interface Sliced {
+  whole: ValidateFunction;
+  arrays: { name: string; items: TSchema }[];
+}
 
-/** The schema with the named array properties' items left unchecked (they are checked on their own). */
-function skeletonOf(schema: TSchema, names: string[]): TSchema {
-  let byNames = skeletons.get(schema);
-  if (!byNames) skeletons.set(schema, (byNames = new Map()));
-  const key = names.join('\u0000');
-  let skeleton = byNames.get(key);
-  if (!skeleton) {
+const sliced = new WeakMap<TSchema, Sliced>();
+
+/** The sliced form of an object schema (compiled once, at start-up through prepareValidators). */
+function slicedOf(schema: TSchema): Sliced {
+  let found = sliced.get(schema);
+  if (!found) {
+    const names = schema.type === 'object' && schema.properties ? Object.keys(schema.properties).filter((name) => schema.properties[name].items) : [];
     const properties = { ...schema.properties };
     for (const name of names) properties[name] = { ...properties[name], items: {} };
-    byNames.set(key, (skeleton = { ...schema, properties }));
+    const whole = validatorFor(names.length ? { ...schema, properties } : schema, 'body', false);
+    found = { whole, arrays: names.map((name) => ({ name, items: schema.properties[name].items as TSchema })) };
+    sliced.set(schema, found);
+    for (const { items } of found.arrays) slicedOf(items);
   }
-  return skeleton;
+  return found;
 }
 
 async function firstErrorInSlices(schema: TSchema, value: unknown, at: string): Promise<FieldError | undefined> {
-  const long = schema.type === 'object' && schema.properties && value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? Object.keys(schema.properties).filter((name) => schema.properties[name].items && Array.isArray((value as Record<string, unknown>)[name]) && ((value as Record<string, unknown[]>)[name]).length > itemSlice)
-    : [];
-  const whole = long.length ? skeletonOf(schema, long) : schema;
-  const validate = validatorFor(whole, 'body', false);
-  if (!validate(value)) {
-    const error = toFieldError(validate.errors![0], 'body', value);
+  const { whole, arrays } = slicedOf(schema);
+  if (!whole(value)) {
+    const error = toFieldError(whole.errors![0], 'body', value);
     return { ...error, path: `${at}${error.path === '/' ? '' : error.path}` || '/' };
   }
-  for (const name of long) {
-    const itemSchema = schema.properties[name].items as TSchema;
-    const items = (value as Record<string, unknown[]>)[name];
+  for (const { name, items: itemSchema } of arrays) {
+    const items = (value as Record<string, unknown>)[name];
+    if (!Array.isArray(items)) continue;
     for (let i = 0; i < items.length; i++) {
       if (i % itemSlice === 0) await yieldToEventLoop();
       const error = await firstErrorInSlices(itemSchema, items[i], `${at}/${name}/${i}`);
