@@ -51,6 +51,14 @@ export async function readJsonBody(ctx: Context, limit = maxBodyBytes): Promise<
   // A body far deeper than allowed is refused before its parse builds all of it; one just past the bound is
   // parsed, so that the walk below can name where it goes too deep.
   const nesting = new NestingScanner();
+  // Valid UTF-8 cannot encode a surrogate, so a lone one can only come from a \u escape, and a `__proto__` key
+  // only from its own spelling or escapes: a body with neither, and no deeper than allowed, needs no walk (the
+  // walk visits every key of a large body). Looked for slice by slice, each slice overlapping the one before.
+  let escapes = false;
+  const lookForEscapes = (from: number, to: number) => {
+    const part = bytes.subarray(Math.max(0, from - 8), to);
+    escapes ||= part.includes('\\u') || part.includes('__proto__');
+  };
   let value: unknown;
   try {
     if (large) {
@@ -59,21 +67,20 @@ export async function readJsonBody(ctx: Context, limit = maxBodyBytes): Promise<
           await yieldToEventLoop();
           const slice = bytes.subarray(at, at + largeBodyBytes);
           if (nesting.scan(slice) > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
+          lookForEscapes(at, at + slice.length);
           yield slice;
         }
       });
     } else {
       if (nesting.scan(bytes) > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
+      lookForEscapes(0, bytes.length);
       value = JSON.parse(bytes.toString('utf8'));
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw new AppError('invalid_request', `The request body is not valid JSON: ${(err as Error).message}`);
   }
-  // Valid UTF-8 cannot encode a surrogate, so a lone one can only come from a \u escape, and a `__proto__` key
-  // only from its own spelling or escapes: a body with neither, and no deeper than allowed, needs no walk (the
-  // walk visits every key of a large body).
-  if (nesting.deepest <= maxJsonDepth && !bytes.includes('\\u') && !bytes.includes('__proto__')) return { value, bytes };
+  if (nesting.deepest <= maxJsonDepth && !escapes) return { value, bytes };
   const problem = await shapeProblem(value, large);
   if (problem) throw invalidBody(problem.message, problem.path);
   return { value, bytes };
