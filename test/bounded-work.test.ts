@@ -72,6 +72,12 @@ describe('no single request can hurt the service', function () {
     expect(reply.body.detail).to.match(/\(and \d+ more\)/);
   });
 
+  it('a body large in bytes but of few values lists all its errors, as a small one does', async () => {
+    const reply = await request('POST', w.path('/context-nodes'), { baseUrl: api.url, token: w.owner.key, body: { content: 'x'.repeat(100_000), stray: 1 } });
+    expect(reply.status).to.equal(400);
+    expect(reply.body.errors.map((e: { path: string }) => e.path)).to.have.members(['/title', '/description', '/stray']);
+  });
+
   it('a workspace import of 300,000 feedback items holding only an id is a small 400', async () => {
     const target = await createWorkspace();
     const feedback = Array.from({ length: 300_000 }, (_, i) => `{"id":"fb_${i}"}`).join(',');

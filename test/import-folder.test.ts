@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { type TestWorkspace, addMember, createWorkspace, request } from './support/api.js';
 import { env } from './support/harness.js';
-import { writeVault } from './support/vault.js';
+import { useVaults, writeVault } from './support/vault.js';
 import { getNode, graphEtag, listNodes, nodesBySlug, outgoingOf } from './support/nodes.js';
 import { importFolder } from '../src/shell/import-folder.js';
 import { maxFileBytes, parseMarkdownFile, scanVault } from '../src/shell/vault.js';
@@ -42,22 +42,7 @@ const vault = {
 describe('markdown folder import', function () {
   // Each test arranges a whole workspace (or spawns the CLI) through the API: slow on a loaded 2-core machine.
   this.timeout(120_000);
-  const dirs: string[] = [];
-  let savedUrl: string | undefined;
-  before(() => {
-    savedUrl = process.env.API_URL;
-    process.env.API_URL = env.service.url;
-  });
-  after(() => {
-    if (savedUrl === undefined) delete process.env.API_URL;
-    else process.env.API_URL = savedUrl;
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
-  const newVault = (files: Record<string, string>) => {
-    const dir = writeVault(files);
-    dirs.push(dir);
-    return dir;
-  };
+  const newVault = useVaults(() => env.service.url);
   const options = (workspace: TestWorkspace, dir: string, more: Partial<Parameters<typeof importFolder>[0]> = {}) => ({
     dir, workspaceId: workspace.workspaceId, key: workspace.owner.key, dryRun: false, prune: false, strict: false, ...more,
   });

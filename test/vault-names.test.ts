@@ -1,8 +1,7 @@
-import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, problem, request, unique } from './support/api.js';
 import { env } from './support/harness.js';
-import { writeVault } from './support/vault.js';
+import { useVaults } from './support/vault.js';
 import { graphEtag, nodesBySlug, outgoingOf } from './support/nodes.js';
 import { callOk, mcpClient } from './support/mcp.js';
 import { createPlaybook } from './support/playbooks.js';
@@ -106,22 +105,7 @@ describe('a markdown file as people write it', () => {
 
 describe('vault names and titles', function () {
   this.timeout(120_000);
-  const dirs: string[] = [];
-  let savedUrl: string | undefined;
-  before(() => {
-    savedUrl = process.env.API_URL;
-    process.env.API_URL = env.service.url;
-  });
-  after(() => {
-    if (savedUrl === undefined) delete process.env.API_URL;
-    else process.env.API_URL = savedUrl;
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
-  const newVault = (files: Record<string, string>) => {
-    const dir = writeVault(files);
-    dirs.push(dir);
-    return dir;
-  };
+  const newVault = useVaults(() => env.service.url);
   const run = (workspace: TestWorkspace, dir: string) =>
     importFolder({ dir, workspaceId: workspace.workspaceId, key: workspace.owner.key, dryRun: false, prune: false, strict: false });
 

@@ -104,8 +104,8 @@ function toFieldError(e: ErrorObject, where: Where, value: unknown): FieldError 
   return { path: e.instancePath || '/', message: e.message ?? 'is invalid', in: where };
 }
 
-/** The value a JSON pointer names. */
-function valueAt(root: unknown, pointer: string): unknown {
+/** The value a JSON pointer names (undefined when nothing is there). */
+export function valueAt(root: unknown, pointer: string): unknown {
   let value = root;
   for (const key of pointer.split('/').slice(1)) {
     if (value === null || typeof value !== 'object') return undefined;
@@ -137,6 +137,8 @@ const itemSlice = 500;
  */
 export async function validateLargePart<T>(schema: TSchema, value: unknown): Promise<T> {
   const error = await firstErrorInSlices(schema, value, '');
+  // Large in bytes but few in values (a long text): its errors are listed as for any small value.
+  if (error && holdsAtMost(value, maxValuesForAllErrors)) validatePart(schema, value, 'body');
   if (error) throw invalidPart([error], 'body', false);
   return value as T;
 }

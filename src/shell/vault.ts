@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { AppError } from '../errors.js';
 import { maxBodyBytes } from '../http/json-body.js';
 import { firstFreeSlug, slugBase } from '../http/slug.js';
-import { validatePart } from '../http/validation.js';
+import { validatePart, valueAt } from '../http/validation.js';
 import { linkTypes } from '../nodes/link-types.js';
 import { ImportNodeSchema, type ImportNodeInput, nodeTypes } from '../nodes/schemas.js';
 
@@ -246,11 +246,6 @@ export function itemOf(file: ScannedFile & { meta: Record<string, unknown> }): V
     return refused([...reasons.values()].join('; ') || err.message);
   }
   return { path: relPath, slug, item: valid };
-}
-
-/** The value a JSON pointer names in an item. */
-function valueAt(item: Record<string, unknown>, pointer: string): unknown {
-  return pointer.slice(1).split('/').reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), item);
 }
 
 /** What a front-matter value is, for a reason: `a number (2024)`, `a list`, … */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -10,4 +10,27 @@ export function writeVault(files: Record<string, string>): string {
     writeFileSync(path.join(dir, rel), text);
   }
   return dir;
+}
+
+/**
+ * For a describe block whose tests import folders with the CLI's code: the CLI's API_URL points at the run's
+ * service while the block runs, and every vault made through the returned function is removed after it.
+ */
+export function useVaults(serviceUrl: () => string): (files: Record<string, string>) => string {
+  const dirs: string[] = [];
+  let savedUrl: string | undefined;
+  before(() => {
+    savedUrl = process.env.API_URL;
+    process.env.API_URL = serviceUrl();
+  });
+  after(() => {
+    if (savedUrl === undefined) delete process.env.API_URL;
+    else process.env.API_URL = savedUrl;
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return (files) => {
+    const dir = writeVault(files);
+    dirs.push(dir);
+    return dir;
+  };
 }
