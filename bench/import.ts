@@ -10,15 +10,25 @@
  * cores than the import's own work does, for the first few tens of thousands of nodes (bench/RESULTS.md); each
  * warm-up's rate is printed, so the cold figure stays in view.
  *
+ * Then real vaults, on the warm server: each vault kept under test/fixtures/vaults/<name>/docs (documentation
+ * vaults as their authors keep them for Obsidian, each with its licence), and each folder listed in
+ * BENCH_REAL_VAULTS (separated by `:`; a vault that may not be kept in this repository, e.g. one language of
+ * obsidianmd/obsidian-help, which has no licence), each into a workspace of its own: nodes/s, and how many of the
+ * (note, note) pairs that its wikilinks name (counted from the files by bench/obsidian-links.ts, as Obsidian
+ * resolves them) are links in the graph.
+ *
  * Its own Neo4j (a fresh store under <data-dir>/import, wiped at every run) and Redis, and one API process of
  * this checkout; users, keys and workspaces made through the admin API. A few minutes.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { projectRoot } from '../src/infra/project-root.js';
 import { importFolder } from '../src/shell/import-folder.js';
+import { scanVault } from '../src/shell/vault.js';
 import type { ApiCheckout } from './api-checkout.js';
 import { api } from './api-client.js';
+import { countVaultLinks } from './obsidian-links.js';
 import { fmt } from './report.js';
 import { type Stack, onFreshStores } from './stack.js';
 
@@ -34,6 +44,74 @@ export interface ImportBenchResult {
   singlePost: { nodes: number; clients: number; seconds: number; nodesPerS: number };
   folderImport: { seconds: number; nodesPerS: number; created: number; errors: number; unresolved: number; apiRssBeforeMb: number; apiRssPeakMb: number; cpuS: { api: number; neo4j: number; redis: number; cli: number; foreignPct: number } };
   reimport: { seconds: number; unchanged: number; written: number };
+  realVaults: RealVaultResult[];
+}
+
+/** One real vault through the folder import, on the warm server. */
+export interface RealVaultResult {
+  name: string;
+  /** Relative to the project when inside it. */
+  dir: string;
+  notes: number;
+  created: number;
+  errors: number;
+  seconds: number;
+  nodesPerS: number;
+  /** Wikilinks of the files (outside code) that name a note of the vault, as bench/obsidian-links.ts counts them. */
+  wikilinksNamingNotes: number;
+  /** The distinct (note, note) pairs those give, self-links left out. */
+  pairs: number;
+  /** Of those, the pairs that are links in the graph. */
+  pairsLinked: number;
+  /** Links between the vault's nodes in the graph, all told (typed links from front matter too). */
+  linksInGraph: number;
+}
+
+const fixtureVaults = path.join(projectRoot, 'test', 'fixtures', 'vaults');
+
+/** The committed real vaults (test/fixtures/vaults/<name>/docs), then the folders of BENCH_REAL_VAULTS. */
+export function realVaultDirs(): { name: string; dir: string }[] {
+  const committed = existsSync(fixtureVaults)
+    ? readdirSync(fixtureVaults, { withFileTypes: true }).filter((e) => e.isDirectory() && existsSync(path.join(fixtureVaults, e.name, 'docs'))).map((e) => ({ name: e.name, dir: path.join(fixtureVaults, e.name, 'docs') })).sort((a, b) => (a.name < b.name ? -1 : 1))
+    : [];
+  const extra = (process.env.BENCH_REAL_VAULTS ?? '').split(':').filter(Boolean).map((d) => ({ name: path.basename(path.resolve(d)), dir: path.resolve(d) }));
+  for (const v of extra) if (!existsSync(v.dir)) throw new Error(`BENCH_REAL_VAULTS: no folder ${v.dir}`);
+  return [...committed, ...extra];
+}
+
+/** Imports one real vault into a new workspace and compares the graph's links with the files' wikilinks. */
+async function measureRealVault(base: string, key: string, workspaceId: string, vault: { name: string; dir: string }): Promise<RealVaultResult> {
+  const expected = countVaultLinks(vault.dir);
+  const t = performance.now();
+  const report = await importFolder({ dir: vault.dir, workspaceId, key, dryRun: false, prune: false, strict: false });
+  const seconds = (performance.now() - t) / 1000;
+  // Nodes mapped to their files by sourcePath, else by the slug the folder import gave the file.
+  const pathOfSlug = new Map(scanVault(vault.dir).map((f) => [f.slug, f.path.normalize('NFC')]));
+  const nodes: { id: string; slug: string; sourcePath?: string | null; outgoingLinks: { targetId: string }[] }[] = [];
+  for (let page = 1; ; page += 1) {
+    const listed = await api(base, 'GET', `/api/v1/workspaces/${workspaceId}/context-nodes?status=live&limit=200&page=${page}&sort=created_at&order=asc`, key);
+    for (const n of listed.nodes) nodes.push(await api(base, 'GET', `/api/v1/workspaces/${workspaceId}/context-nodes/${n.id}`, key));
+    if (page * 200 >= listed.pagination.total) break;
+  }
+  const pathOf = new Map<string, string>();
+  for (const n of nodes) {
+    const p = typeof n.sourcePath === 'string' ? n.sourcePath.normalize('NFC') : pathOfSlug.get(n.slug);
+    if (p !== undefined) pathOf.set(n.id, p);
+  }
+  const inGraph = new Set<string>();
+  for (const n of nodes) {
+    for (const l of n.outgoingLinks) {
+      const source = pathOf.get(n.id);
+      const target = pathOf.get(l.targetId);
+      if (source !== undefined && target !== undefined) inGraph.add(`${source}\n${target}`);
+    }
+  }
+  const pairsLinked = expected.pairs.filter((p) => inGraph.has(`${p.source}\n${p.target}`)).length;
+  return {
+    name: vault.name, dir: path.relative(projectRoot, vault.dir).startsWith('..') ? vault.dir : path.relative(projectRoot, vault.dir),
+    notes: expected.notes.length, created: report.created.length, errors: report.errors.length, seconds, nodesPerS: report.created.length / seconds,
+    wikilinksNamingNotes: expected.namingNotes, pairs: expected.pairs.length, pairsLinked, linksInGraph: inGraph.size,
+  };
 }
 
 /** The vault: page-NNNNN.md, each with 5 wikilinks to pages before and after it and one typed link in its front matter. */
@@ -146,7 +224,14 @@ async function measureImport(stack: Stack, dataDir: string, o: { checkout: ApiCh
     const again = await importInto(importWs);
     const reimport = { seconds: (performance.now() - t2) / 1000, unchanged: again.unchanged, written: again.created.length + again.updated.length };
     console.log(`same folder again: ${again.unchanged} unchanged, ${reimport.written} written, in ${fmt(reimport.seconds, 1)} s`);
-    return { files: o.files, wikilinks, typedLinks, warmUps, singlePost, folderImport, reimport };
+
+    const realVaults: RealVaultResult[] = [];
+    for (const vault of realVaultDirs()) {
+      const r = await measureRealVault(base, key, await workspace(`Real vault ${vault.name}`), vault);
+      realVaults.push(r);
+      console.log(`real vault ${r.name} (${r.dir}): ${r.created} of ${r.notes} notes in ${fmt(r.seconds, 2)} s = ${fmt(r.nodesPerS, 0)} nodes/s, ${r.errors} errors; links: ${r.pairsLinked} of ${r.pairs} (note, note) pairs named by ${r.wikilinksNamingNotes} wikilinks (${fmt((100 * r.pairsLinked) / Math.max(1, r.pairs), 1)}%), ${r.linksInGraph} links in the graph`);
+    }
+    return { files: o.files, wikilinks, typedLinks, warmUps, singlePost, folderImport, reimport, realVaults };
   } finally {
     if (previous === undefined) delete process.env.API_URL;
     else process.env.API_URL = previous;
@@ -160,6 +245,10 @@ export function importTable(r: ImportBenchResult, markdown: boolean): string[] {
     ['folder import', `${r.folderImport.created} nodes, ${r.wikilinks} wikilinks, ${r.typedLinks} typed links`, `${fmt(r.folderImport.nodesPerS, 0)} nodes/s (×${fmt(r.folderImport.nodesPerS / r.singlePost.nodesPerS, 0)})`, r.folderImport.nodesPerS >= TARGET_NODES_PER_S ? 'met' : 'MISSED'],
     ['API RSS peak', 'during the folder import', `${fmt(r.folderImport.apiRssPeakMb, 0)} MB (${fmt(r.folderImport.apiRssBeforeMb, 0)} MB before)`, r.folderImport.apiRssPeakMb < TARGET_RSS_MB ? 'met' : 'MISSED'],
     ['re-import', 'the same folder', `${r.reimport.unchanged} unchanged, ${r.reimport.written} written, ${fmt(r.reimport.seconds, 1)} s`, r.reimport.written === 0 ? 'met' : 'MISSED'],
+    ...(r.realVaults ?? []).flatMap((v) => [
+      [v.name, `real vault: ${v.created} of ${v.notes} notes${v.errors ? `, ${v.errors} errors` : ''}`, `${fmt(v.nodesPerS, 0)} nodes/s (${fmt(v.seconds, 2)} s)`, ''],
+      [`  links resolved`, `${v.pairs} (note, note) pairs of ${v.wikilinksNamingNotes} wikilinks`, `${v.pairsLinked} in the graph (${fmt((100 * v.pairsLinked) / Math.max(1, v.pairs), 1)}%)`, v.pairsLinked >= 0.95 * v.pairs ? 'met' : 'MISSED'],
+    ]),
   ];
   if (!markdown) return rows.map((row) => `  ${row[0].padEnd(20)} ${row[1].padEnd(52)} ${row[2].padEnd(36)} ${row[3]}`);
   return ['| What | Of | Figure | Target |', '|---|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)];

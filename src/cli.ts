@@ -14,6 +14,7 @@ import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { createLogger, ensureDependencies } from './runtime.js';
+import { exportMarkdown } from './shell/export-markdown.js';
 import { importFolder } from './shell/import-folder.js';
 import { ApiProblem, type OutputFormat, ServiceUnreachable, call, download, parseParams, render, table } from './shell/client.js';
 
@@ -36,9 +37,12 @@ const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
                    archived, left unresolved and refused (exit 1 when a file was refused)
   import FILE.json --workspace WORKSPACE_ID
                    rebuilds a workspace export in an empty workspace (API_KEY of an owner)
-  export           --workspace WORKSPACE_ID [--out FILE]
-                   the whole workspace as one JSON document (API_KEY of an owner), written to FILE
-                   (default WORKSPACE_ID.playbooks-export.json)
+  export           --workspace WORKSPACE_ID [--format json|markdown] [--out FILE|DIR]
+                   json (default): the whole workspace as one JSON document (API_KEY of an owner), written
+                   to FILE (default WORKSPACE_ID.playbooks-export.json)
+                   markdown: the live context nodes as markdown files under DIR (--out required; a new or
+                   empty folder), each at the path it was imported from (else SLUG.md), with its fields and
+                   manual links in front matter: a folder \`import\` reads back
 
 Uses NEO4J_URI / REDIS_URL when set, else the servers a running \`npm start\` started
 (data/endpoints.json), else starts its own for the duration of the command (not for \`report\`).`;
@@ -179,12 +183,19 @@ async function importCommand(args: string[]): Promise<void> {
   if (result.errors.length) process.exitCode = 1;
 }
 
-/** `export --workspace ID [--out FILE]`: GET …/export with an owner's key, to a file. */
+/** `export --workspace ID [--format json|markdown] [--out FILE|DIR]`: GET …/export with an owner's key, to a file or a folder. */
 async function exportCommand(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { workspace: { type: 'string' }, out: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { workspace: { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'json' } } });
   const key = process.env.API_KEY;
   if (!values.workspace) throw new AppError('invalid_request', `export takes --workspace\n\n${usage}`);
+  if (values.format !== 'json' && values.format !== 'markdown') throw new AppError('invalid_request', '--format is json or markdown');
+  if (values.format === 'markdown' && !values.out) throw new AppError('invalid_request', `export --format markdown takes --out DIR, the folder to write\n\n${usage}`);
   if (!key) throw new AppError('invalid_request', 'Set API_KEY to the user key of an owner of the workspace');
+  if (values.format === 'markdown') {
+    const result = await exportMarkdown({ workspaceId: values.workspace, key, outDir: values.out! });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
   const out = values.out ?? `${values.workspace}.playbooks-export.json`;
   const bytes = await download(`/api/v1/workspaces/${encodeURIComponent(values.workspace)}/export`, key, out);
   process.stdout.write(`${JSON.stringify({ file: out, bytes })}\n`);

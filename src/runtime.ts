@@ -92,6 +92,8 @@ export async function startService(
     await redis.connect();
     const counted = await services.nodes.backfillTokenCounts();
     if (counted > 0) logger.info({ nodes: counted }, 'stored token counts on nodes written before they were counted');
+    const named = await services.nodes.backfillNames();
+    if (named > 0) logger.info({ nodes: named }, 'gave names and wikilinks to nodes written before wikilinks named nodes by name');
   } catch (err) {
     await driver.close();
     redis.disconnect();

@@ -52,7 +52,7 @@ describe('markdown folder import', function () {
     const report = await importFolder(options(workspace, newVault(vault)));
     expect(report.errors).to.deep.equal([]);
     expect(report.created.sort()).to.deep.equal(['brand-voice', 'glossary', 'guides-onboarding', 'old-onboarding']);
-    expect(report.unresolved).to.deep.equal([{ path: 'glossary.md', slugs: ['nobody-yet'] }]);
+    expect(report.unresolved).to.deep.equal([{ path: 'glossary.md', links: ['nobody-yet'] }]);
 
     const stored = await nodesBySlug(workspace);
     expect(stored['brand-voice']).to.include({ title: 'Brand Voice', description: 'How we sound', nodeType: 'brand', importance: 90, readFirst: true, agentSummary: 'Warm, plain, short.' });
@@ -104,7 +104,7 @@ describe('markdown folder import', function () {
     expect(plan.created).to.deep.equal(['new-page']);
     expect(plan.updated).to.deep.equal(['glossary']);
     expect(plan.archived).to.deep.equal(['old-onboarding']);
-    expect(plan.unresolved).to.deep.equal([{ path: 'new-page.md', slugs: ['ghost'] }]);
+    expect(plan.unresolved).to.deep.equal([{ path: 'new-page.md', links: ['ghost'] }]);
     expect(await graphEtag(workspace)).to.equal(etag);
     expect((await nodesBySlug(workspace))['old-onboarding'].status).to.equal('live');
 
@@ -128,7 +128,7 @@ describe('markdown folder import', function () {
       'bad-importance.md': '---\nimportance: 500\n---\n# Too important\n',
       'long-title.md': `---\ntitle: ${'x'.repeat(201)}\n---\nBody\n`,
       'bad-slug.md': '---\nslug: Not A Slug\n---\nBody\n',
-      'bad-link.md': '---\nrequires: [Two Words]\n---\nBody\n',
+      'bad-link.md': '---\nrequires: [{not: a name}]\n---\nBody\n',
       'twin-a.md': '---\nslug: twin\n---\nA\n',
       'twin-b.md': '---\nslug: twin\n---\nB\n',
     });

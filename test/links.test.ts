@@ -35,10 +35,10 @@ describe('links', () => {
       expect(Object.keys(created)).to.have.members(['id', 'sourceId', 'sourceType', 'targetId', 'linkType', 'origin', 'createdAt']);
 
       const out = await getNode(space, source.id, viewer.key);
-      expect(out.outgoingLinks).to.deep.equal([{ ...created, title: 'Target', slug: target.slug }]);
+      expect(out.outgoingLinks).to.deep.equal([{ ...created, sections: [], title: 'Target', slug: target.slug }]);
       expect(out.incomingLinks).to.deep.equal([]);
       const inc = await getNode(space, target.id, viewer.key);
-      expect(inc.incomingLinks).to.deep.equal([{ ...created, title: 'Source', slug: source.slug }]);
+      expect(inc.incomingLinks).to.deep.equal([{ ...created, sections: [], title: 'Source', slug: source.slug }]);
       expect(inc.outgoingLinks).to.deep.equal([]);
     });
 
@@ -169,7 +169,7 @@ describe('links', () => {
       expect(res.status).to.equal(201);
       expect(res.body).to.include({ sourceId: pb.id, sourceType: 'playbook', targetId: node.id, linkType: 'requires', origin: 'manual' });
       const detail = await getNode(space, node.id, viewer.key);
-      expect(detail.incomingLinks).to.deep.equal([{ ...res.body, title: pb.title, slug: pb.slug }]);
+      expect(detail.incomingLinks).to.deep.equal([{ ...res.body, sections: [], title: pb.title, slug: pb.slug }]);
     });
 
     it('refuses a duplicate (409), a foreign or unknown target (404), an unknown playbook (404), a viewer (403)', async () => {

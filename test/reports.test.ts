@@ -142,7 +142,7 @@ describe('saved reports (GET /api/v1/workspaces/{id}/reports)', () => {
 
   it('unresolved wikilinks: each missing slug with who mentions it', async () => {
     const rows = rowsOf(await run(one, 'unresolved-wikilinks'));
-    expect(rows).to.deep.equal([{ slug: 'ghost-page', mentions: 1, mentionedByIds: [one.ids.Wiki], mentionedBySlugs: ['wiki'] }]);
+    expect(rows).to.deep.equal([{ link: 'ghost-page', mentions: 1, mentionedByIds: [one.ids.Wiki], mentionedBySlugs: ['wiki'] }]);
   });
 
   it('stale context: open outdated feedback, and a superseded node an approved playbook still links to', async () => {

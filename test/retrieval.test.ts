@@ -100,7 +100,7 @@ describe('retrieval', () => {
       expect(a).to.include({ content: 'alpha content', description: 'A description', agentSummary: 'A summary' });
       const l = (k: string) => {
         const x = g.links[k];
-        return { id: x.id, sourceId: x.sourceId, targetId: x.targetId, linkType: x.linkType };
+        return { id: x.id, sourceId: x.sourceId, targetId: x.targetId, linkType: x.linkType, sections: [] };
       };
       // playbook links and links to the archived node are not among the returned nodes
       expect(body.links).to.have.deep.members([l('a>references>b'), l('b>relates-to>c'), l('c>supersedes>a')]);

@@ -3,33 +3,57 @@ import { type TestWorkspace, createWorkspace, problem, request, unique } from '.
 import { archiveNode, createNode, getNode, link, updateNode } from './support/nodes.js';
 import { parseWikilinks } from '../src/nodes/wikilinks.js';
 
+/** The keys a content's wikilinks give, in order. */
+const keys = (content: string | null) => parseWikilinks(content).map((l) => l.key);
+
 describe('parseWikilinks', () => {
   it('finds [[slug]] and [[slug|label]], each slug once, in order of appearance', () => {
-    expect(parseWikilinks('See [[brand-voice]] and [[persona-cfo|the CFO]], again [[brand-voice]].')).to.deep.equal(['brand-voice', 'persona-cfo']);
+    expect(keys('See [[brand-voice]] and [[persona-cfo|the CFO]], again [[brand-voice]].')).to.deep.equal(['brand-voice', 'persona-cfo']);
   });
 
-  it('trims and lowercases the target; text that is not a slug is not a link', () => {
-    expect(parseWikilinks('[[ Brand-Voice ]] [[Two Words]] [[]] [[ | label]] [[a--b]] [[-x]] [[ok_not]] [[tone|]]')).to.deep.equal(['brand-voice', 'tone']);
+  it('trims the name and keeps it as written; its key is lowercased; an empty name is no link', () => {
+    expect(parseWikilinks('[[ Brand-Voice ]] [[Two Words]] [[]] [[ | label]] [[a--b]] [[tone|]] [[two words|again]]')).to.deep.equal([
+      { key: 'brand-voice', text: 'Brand-Voice', sections: [] },
+      { key: 'two words', text: 'Two Words', sections: [] },
+      { key: 'a--b', text: 'a--b', sections: [] },
+      { key: 'tone', text: 'tone', sections: [] },
+    ]);
   });
 
-  it('takes [[slug#heading]] (and [[slug#heading|label]]) as a link to the node, the heading dropped', () => {
-    expect(parseWikilinks('[[brand-voice#tone]] [[persona#who|the persona]] [[#local-heading]]')).to.deep.equal(['brand-voice', 'persona']);
+  it('keeps the headings and blocks of [[Name#Heading]] and [[Name#^block]]; [[#Heading]] is no link', () => {
+    expect(parseWikilinks('[[Brand Voice#Tone]] [[persona#who|the persona]] [[#local-heading]] [[brand voice#^b1]] [[Brand Voice#Tone]]')).to.deep.equal([
+      { key: 'brand voice', text: 'Brand Voice', sections: ['Tone', '^b1'] },
+      { key: 'persona', text: 'persona', sections: ['who'] },
+    ]);
+  });
+
+  it('reads embeds, paths, .md names and table-escaped pipes as links, and attachments as none', () => {
+    expect(keys('![[Embedded Note]] [[guides/First Week]] [[Settings.md]] | [[Table Note\\|label]] | ![[diagram.png]] [[spec.pdf]] [[board.canvas]] [[data.base]] [[v1.2 notes]]'))
+      .to.deep.equal(['embedded note', 'guides/first week', 'settings', 'table note', 'v1.2 notes']);
+  });
+
+  it('compares names after Unicode NFC, in any script', () => {
+    expect(keys(`[[${'Ρυθμίσεις'.normalize('NFD')}]] [[日本語のノート]]`)).to.deep.equal(['ρυθμίσεις', '日本語のノート']);
   });
 
   it('ignores single brackets, unclosed and nested brackets', () => {
-    expect(parseWikilinks('[single] [[unclosed and [[inner]] [[x]')).to.deep.equal(['inner']);
-    expect(parseWikilinks('[[a\nb]]')).to.deep.equal([]);
+    expect(keys('[single] [[unclosed and [[inner]] [[x]')).to.deep.equal(['inner']);
+    expect(keys('[[a\nb]]')).to.deep.equal([]);
   });
 
   it('skips inline code spans, of any backtick length', () => {
-    expect(parseWikilinks('`[[in-code]]` and [[outside]]')).to.deep.equal(['outside']);
-    expect(parseWikilinks('``a ` [[in-double]] ``, then [[after]]')).to.deep.equal(['after']);
-    expect(parseWikilinks('a span `over\n[[two-lines]]` ends')).to.deep.equal([]);
+    expect(keys('`[[in-code]]` and [[outside]]')).to.deep.equal(['outside']);
+    expect(keys('``a ` [[in-double]] ``, then [[after]]')).to.deep.equal(['after']);
+    expect(keys('a span `over\n[[two-lines]]` ends')).to.deep.equal([]);
+  });
+
+  it('reads a wikilink whose label holds code as a link; only one that starts inside a code span is code', () => {
+    expect(keys('see [[Functions#hasTag|`hasTag`]] and `[[in-code|x]]`, then [[after]]')).to.deep.equal(['functions', 'after']);
   });
 
   it('treats an unmatched backtick as text', () => {
-    expect(parseWikilinks('it`s [[real]]')).to.deep.equal(['real']);
-    expect(parseWikilinks('\\`[[escaped-tick]]`')).to.deep.equal(['escaped-tick']);
+    expect(keys('it`s [[real]]')).to.deep.equal(['real']);
+    expect(keys('\\`[[escaped-tick]]`')).to.deep.equal(['escaped-tick']);
   });
 
   it('skips fenced code blocks (``` and ~~~), also unclosed ones', () => {
@@ -53,16 +77,16 @@ describe('parseWikilinks', () => {
       '```',
       '[[unclosed-fence]]',
     ].join('\n');
-    expect(parseWikilinks(content)).to.deep.equal(['first', 'second', 'third']);
+    expect(keys(content)).to.deep.equal(['first', 'second', 'third']);
   });
 
   it('a span does not leak across paragraphs', () => {
-    expect(parseWikilinks('open ` here\n\n[[after-blank]] `')).to.deep.equal(['after-blank']);
+    expect(keys('open ` here\n\n[[after-blank]] `')).to.deep.equal(['after-blank']);
   });
 
   it('has no links in empty content', () => {
-    expect(parseWikilinks('')).to.deep.equal([]);
-    expect(parseWikilinks(null)).to.deep.equal([]);
+    expect(keys('')).to.deep.equal([]);
+    expect(keys(null)).to.deep.equal([]);
   });
 });
 

@@ -1,17 +1,22 @@
 import { recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
-import { notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import { type GraphTx, Rollback } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type RelationshipType, relationshipTypeOf } from './link-types.js';
 import { type ImportStateRow, NodeRepository, toNode } from './repository.js';
 import type { ContextNode, ImportInput, ImportNodeInput, ImportResult } from './schemas.js';
-import { type NodeFields, wikilinkItem, withDefaults } from './service.js';
+import { namesChange } from './names.js';
+import { normaliseNodeFields } from './node-fields.js';
+import { type NodeFields, withDefaults } from './service.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
+import { syncWikilinks } from './wikilink-sync.js';
 import { maxWikilinkTargets, parseWikilinks } from './wikilinks.js';
 
-const fieldNames = ['title', 'description', 'content', 'nodeType', 'agentSummary', 'importance', 'readFirst', 'edgeCaseOnly'] as const;
+const fieldNames = ['title', 'description', 'content', 'nodeType', 'agentSummary', 'importance', 'readFirst', 'edgeCaseOnly', 'aliases', 'tags', 'sourcePath'] as const;
+/** Whether a stored field and an item's differ; lists by their items. */
+const differs = (a: unknown, b: unknown) => (Array.isArray(a) && Array.isArray(b) ? a.length !== b.length || a.some((x, i) => x !== b[i]) : a !== b);
 type ItemResult = ImportResult['nodes'][number];
 type ArchiveResult = ImportResult['archive'][number];
 type WantedLink = { relType: RelationshipType; targetSlug: string };
@@ -26,6 +31,8 @@ interface Planned {
   contentChanged: boolean;
   /** Undefined when the item leaves manual links alone. */
   wanted?: WantedLink[];
+  /** Slugs its typed links name that no node has. */
+  unresolvedTargets: string[];
 }
 
 const linkKey = (relType: string, targetSlug: string) => `${relType}>${targetSlug}`;
@@ -55,23 +62,32 @@ export class NodeImportService {
     const results: ItemResult[] = items.map((item, index) => ({ index, slug: item.slug, outcome: 'unchanged', id: null, unresolvedLinks: [], error: null }));
     const firstIndexOf = new Map<string, number>();
     const valid: number[] = [];
-    items.forEach((item, index) => {
+    const normalised: ImportNodeInput[] = [];
+    items.forEach((given, index) => {
       const fail = (code: string, message: string) => Object.assign(results[index], { outcome: 'error', error: itemError(code, message) });
+      let item: ImportNodeInput;
+      try {
+        item = normaliseNodeFields(given);
+      } catch (err) {
+        if (err instanceof AppError) return fail(err.code, err.message);
+        throw err;
+      }
+      normalised[index] = item;
       const earlier = firstIndexOf.get(item.slug);
       if (earlier !== undefined) return fail('duplicate_slug', `Item ${earlier} of this batch has the same slug '${item.slug}'`);
       firstIndexOf.set(item.slug, index);
       if (item.links?.some((l) => l.target === item.slug)) return fail('invalid_request', 'links to itself (self-links are not allowed)');
-      if (parseWikilinks(item.content).length > maxWikilinkTargets) return fail('invalid_request', `content links to more than ${maxWikilinkTargets} distinct slugs`);
+      if (parseWikilinks(item.content).length > maxWikilinkTargets) return fail('invalid_request', `content links to more than ${maxWikilinkTargets} distinct names`);
       valid.push(index);
     });
-    const batchSlugs = new Set(valid.map((i) => items[i].slug));
+    const batchSlugs = new Set(valid.map((i) => normalised[i].slug));
     const needed = new Set<string>([...batchSlugs, ...archive]);
-    for (const i of valid) for (const link of items[i].links ?? []) needed.add(link.target);
+    for (const i of valid) for (const link of normalised[i].links ?? []) needed.add(link.target);
 
     const run = async (tx: GraphTx): Promise<ImportResult> => {
       const stored = new Map((await this.repo.importState(tx, ws, [...needed])).map((row) => [row.node.slug, row]));
       const known = (slug: string) => stored.has(slug) || batchSlugs.has(slug);
-      const planned = valid.map((index) => this.plan(results[index], items[index], stored.get(items[index].slug), known));
+      const planned = valid.map((index) => this.plan(results[index], normalised[index], stored.get(normalised[index].slug), known));
       const archiveResults: ArchiveResult[] = archive.map((slug) => {
         const row = stored.get(slug);
         if (batchSlugs.has(slug)) return { slug, outcome: 'error', id: row?.node.id ?? null, error: itemError('invalid_request', 'is also imported by this batch') };
@@ -86,11 +102,14 @@ export class NodeImportService {
       }
       const writes = summary.created + summary.updated + summary.archived > 0;
       const answer: ImportResult = { dryRun, written: writes && !dryRun, summary, nodes: results, archive: archiveResults };
+      // A dry run writes too, so that it can tell which wikilinks would stay unresolved; it is then rolled back.
+      if (writes) await this.apply(tx, ws, planned, stored, archiveResults, now);
+      const waiting = await this.repo.unresolvedOf(tx, ws, planned.map((p) => p.result.id!));
+      for (const p of planned) p.result.unresolvedLinks = [...new Set([...p.unresolvedTargets, ...(waiting.get(p.result.id!) ?? [])])].sort();
       if (dryRun) {
         for (const p of planned) if (p.kind === 'create') p.result.id = null;
       }
       if (dryRun || !writes) throw new Rollback(answer);
-      await this.apply(tx, ws, planned, stored, archiveResults, now);
       // One event for the request, naming every node it created, updated or archived.
       const touched = [
         ...results.filter((r) => r.outcome === 'created' || r.outcome === 'updated').map((r) => r.id!),
@@ -117,7 +136,7 @@ export class NodeImportService {
   /** Compares one valid item with the stored node of its slug (if any) and fills in its answer. */
   private plan(result: ItemResult, item: ImportNodeInput, row: ImportStateRow | undefined, known: (slug: string) => boolean): Planned {
     const fields = withDefaults(item);
-    const unresolved = new Set(parseWikilinks(fields.content).filter((slug) => slug !== item.slug && !known(slug)));
+    const unresolved = new Set<string>();
     let wanted: WantedLink[] | undefined;
     if (item.links) {
       const keys = new Set<string>();
@@ -131,16 +150,16 @@ export class NodeImportService {
         }
       }
     }
-    result.unresolvedLinks = [...unresolved].sort();
+    const unresolvedTargets = [...unresolved];
     if (!row) {
       result.outcome = 'created';
       result.id = newId('cn');
-      return { result, item, fields, kind: 'create', changes: {}, contentChanged: true, wanted };
+      return { result, item, fields, kind: 'create', changes: {}, contentChanged: true, wanted, unresolvedTargets };
     }
     result.id = row.node.id;
     const current = toNode(row.node);
     const changes: Record<string, unknown> = {};
-    for (const name of fieldNames) if (fields[name] !== current[name]) changes[name] = fields[name];
+    for (const name of fieldNames) if (differs(fields[name], current[name])) changes[name] = fields[name];
     if ('content' in changes) changes.tokenCount = countTokens(fields.content);
     if ('description' in changes) changes.descriptionTokenCount = countTokens(fields.description);
     if ('agentSummary' in changes) changes.agentSummaryTokenCount = countTokens(fields.agentSummary);
@@ -154,10 +173,10 @@ export class NodeImportService {
     }
     const changed = Object.keys(changes).length > 0 || linksChanged;
     result.outcome = changed ? 'updated' : 'unchanged';
-    return { result, item, fields, kind: changed ? 'update' : 'unchanged', changes, contentChanged: 'content' in changes, wanted };
+    return { result, item, fields, kind: changed ? 'update' : 'unchanged', changes, contentChanged: 'content' in changes, wanted, unresolvedTargets };
   }
 
-  /** Writes a plan: nodes, then their wikilinks (so that the batch's own nodes resolve them), then manual links, then archives. */
+  /** Writes a plan: nodes, then their names and wikilinks (so that the batch's own nodes resolve them), then manual links, then archives. */
   private async apply(tx: GraphTx, ws: string, planned: Planned[], stored: Map<string, ImportStateRow>, archived: ArchiveResult[], now: string): Promise<void> {
     const creates = planned.filter((p) => p.kind === 'create');
     const updates = planned.filter((p) => p.kind === 'update');
@@ -170,9 +189,11 @@ export class NodeImportService {
     await this.repo.update(tx, ws, updates.map((p) => ({ nodeId: p.result.id!, changes: p.changes })), now);
     const idOf = new Map<string, string>([...stored].map(([slug, row]) => [slug, row.node.id]));
     for (const p of creates) idOf.set(p.item.slug, p.result.id!);
-    await this.repo.addWikilinks(tx, ws, creates.map((p) => wikilinkItem(p.result.id!, p.fields.content)), now);
-    await this.repo.syncWikilinks(tx, ws, updates.filter((p) => p.contentChanged).map((p) => wikilinkItem(p.result.id!, p.fields.content)), now);
-    await this.repo.resolveWaiting(tx, ws, creates.map((p) => p.result.id!), now);
+    const nodeOf = (p: Planned) => ({ id: p.result.id!, slug: p.item.slug, ...p.fields });
+    await syncWikilinks(this.repo, tx, ws, {
+      named: [...creates, ...updates.filter((p) => namesChange(p.changes))].map(nodeOf),
+      contents: [...creates, ...updates.filter((p) => p.contentChanged)].map(nodeOf),
+    }, now);
     await this.repo.syncManualLinks(tx, ws, [...creates, ...updates].filter((p) => p.wanted).map((p) => ({
       nodeId: p.result.id!,
       wanted: p.wanted!.map((w) => ({ relType: w.relType, targetId: idOf.get(w.targetSlug)!, linkId: newId('lnk') })),

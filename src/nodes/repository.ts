@@ -1,10 +1,14 @@
 import type { TokenCounts } from './token-count.js';
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
 import { type LinkType, type RelationshipType, linkTypeParams, relationshipTypeOf } from './link-types.js';
+import type { NodeName } from './names.js';
 import type { ContextNode, NodeDetail, NodeStatus, NodeType, SourceType } from './schemas.js';
+import type { Wikilink } from './wikilinks.js';
 
 export interface ListFilter {
   nodeType: NodeType | null;
+  /** A tag the nodes must have, lowercased (compared ignoring case). */
+  tag: string | null;
   status: NodeStatus | 'all';
   sort: 'updated_at' | 'created_at' | 'title' | 'importance' | 'relevance';
   order: 'asc' | 'desc';
@@ -28,6 +32,9 @@ export interface DeleteLinkResult {
 
 export interface ImportStateRow {
   node: Pick<ContextNode, 'id' | 'slug' | 'title' | 'description' | 'nodeType' | 'importance' | 'status'> & {
+    aliases?: string[] | null;
+    tags?: string[] | null;
+    sourcePath?: string | null;
     content?: string | null;
     agentSummary?: string | null;
     readFirst?: boolean | null;
@@ -71,13 +78,14 @@ export class NodeRepository {
 
   /** Creates nodes, each given with its token counts. */
   async create(tx: Runner, workspaceId: string, nodes: (ContextNode & TokenCounts)[]): Promise<void> {
-    if (nodes.length) await tx.run('nodes/create', { workspaceId, nodes });
+    if (nodes.length) await tx.run('nodes/create', { workspaceId, nodes: nodes.map(stored) });
   }
 
   /** Sets each node's changes (a null value removes the property) and moves its updatedAt; the ids found. */
   async update(tx: Runner, workspaceId: string, updates: { nodeId: string; changes: Record<string, unknown> }[], now: string): Promise<string[]> {
     if (!updates.length) return [];
-    return (await tx.run('nodes/update', { workspaceId, updates, now })).map((row) => row.id as string);
+    const params = updates.map((u) => ({ nodeId: u.nodeId, changes: stored(u.changes) }));
+    return (await tx.run('nodes/update', { workspaceId, updates: params, now })).map((row) => row.id as string);
   }
 
   /** Archives or restores nodes; one entry per node found, saying whether its status changed. */
@@ -105,25 +113,32 @@ export class NodeRepository {
     return { total: row?.total ?? 0, nodes: (row?.nodes ?? []).map(toNode) };
   }
 
-  /** Re-syncs nodes' wikilinks with the slugs of their content; `wanted` pairs each slug with a fresh link id. */
-  async syncWikilinks(tx: Runner, workspaceId: string, items: { nodeId: string; wanted: { slug: string; linkId: string }[] }[], now: string): Promise<void> {
-    if (items.length) await tx.run('links/sync-wikilinks', { workspaceId, items, now });
+  /** Sets nodes' names; the other nodes whose wikilinks may now resolve differently (see links/set-names.cypher). */
+  async setNames(tx: Runner, workspaceId: string, items: { nodeId: string; names: NodeName[] }[]): Promise<string[]> {
+    if (!items.length) return [];
+    return (await tx.run('links/set-names', { workspaceId, items })).map((row) => row.id as string);
   }
 
-  /** The wikilinks of nodes created in this transaction (which have no links yet); `wanted` as for syncWikilinks. */
-  async addWikilinks(tx: Runner, workspaceId: string, items: { nodeId: string; wanted: { slug: string; linkId: string }[] }[], now: string): Promise<void> {
-    if (items.some((item) => item.wanted.length)) await tx.run('links/add-wikilinks', { workspaceId, items, now });
+  /** Sets nodes' wikilinks, as their contents give them (resolved apart, by resolveWikilinks). */
+  async setWikilinks(tx: Runner, workspaceId: string, items: { nodeId: string; links: Wikilink[] }[]): Promise<void> {
+    if (items.length) await tx.run('links/set-wikilinks', { workspaceId, items });
   }
 
-  /** The nodes (other than `nodeIds`) whose wikilinks may resolve differently now that `nodeIds` changed slug. */
-  async wikilinkSources(tx: Runner, workspaceId: string, nodeIds: string[]): Promise<{ id: string; content: string | null }[]> {
-    if (!nodeIds.length) return [];
-    return (await tx.run('links/wikilink-sources', { workspaceId, nodeIds })) as { id: string; content: string | null }[];
+  /** Makes the wikilink links of `sourceIds` go where their wikilinks' names now point. */
+  async resolveWikilinks(tx: Runner, workspaceId: string, sourceIds: string[], now: string): Promise<void> {
+    if (sourceIds.length) await tx.run('links/resolve-wikilinks', { workspaceId, sourceIds, now });
   }
 
-  /** Turns the wikilinks waiting for the slugs of just-created nodes into their links. */
-  async resolveWaiting(tx: Runner, workspaceId: string, nodeIds: string[], now: string): Promise<void> {
-    if (nodeIds.length) await tx.run('links/resolve-waiting', { workspaceId, nodeIds, now });
+  /** For each of `nodeIds` that has any, the names its wikilinks give that no node has (as written, sorted). */
+  async unresolvedOf(tx: Runner, workspaceId: string, nodeIds: string[]): Promise<Map<string, string[]>> {
+    if (!nodeIds.length) return new Map();
+    const rows = await tx.run('links/unresolved-of', { workspaceId, nodeIds });
+    return new Map(rows.map((row) => [row.id as string, row.unresolved as string[]]));
+  }
+
+  /** Up to `limit` nodes (any workspace) without names yet, with what their names and wikilinks come from. */
+  async withoutNames(limit: number) {
+    return this.graph.read<{ workspaceId: string; id: string; slug: string; title: string; aliases: string[] | null; sourcePath: string | null; content: string | null }>('nodes/without-names', { limit });
   }
 
   /** Makes each node's manual links to context nodes exactly `wanted` (wikilinks untouched). */
@@ -168,5 +183,24 @@ export function toNode(raw: Record<string, any>): ContextNode {
     createdAt: raw.createdAt,
     updatedAt: raw.updatedAt,
     archivedAt: raw.archivedAt ?? null,
+    aliases: raw.aliases ?? [],
+    tags: raw.tags ?? [],
+    sourcePath: raw.sourcePath ?? null,
   };
+}
+
+/**
+ * A node's fields as stored: empty lists of aliases and tags are not stored (absent reads as empty), and the
+ * aliases are also kept as lines of text, which the full-text index searches.
+ */
+function stored(given: object): Record<string, unknown> {
+  const fields = given as Record<string, unknown>;
+  if (!('aliases' in fields) && !('tags' in fields)) return fields;
+  const out: Record<string, unknown> = { ...fields };
+  for (const name of ['aliases', 'tags'] as const) {
+    const list = fields[name] as string[] | null | undefined;
+    if (list !== undefined) out[name] = list?.length ? list : null;
+  }
+  if ('aliases' in fields) out.aliasText = (out.aliases as string[] | null)?.join('\n') ?? null;
+  return out;
 }

@@ -30,12 +30,28 @@ const Importance = Type.Integer({ minimum: 0, maximum: 100, description: 'Retrie
 const Content = Type.String({
   maxLength: 500_000,
   description:
-    'Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link ' +
-    '(origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. ' +
-    'The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. ' +
-    `At most ${maxWikilinkTargets} distinct slugs.`,
+    'Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) ' +
+    'becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: ' +
+    'by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. ' +
+    'A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. ' +
+    `At most ${maxWikilinkTargets} distinct names.`,
 });
 const AgentSummary = Type.String({ maxLength: 2000, description: 'Concise summary for AI consumption' });
+export const maxAliases = 50;
+const Aliases = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  maxItems: maxAliases,
+  description: `Other names wikilinks may call the node by ([[alias]]), 1 to 200 characters each, at most ${maxAliases}; trimmed and put in NFC, duplicates (ignoring case) dropped, order kept. Searchable.`,
+});
+export const maxNodeTags = 100;
+const NodeTags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: maxNodeTags,
+  description: `Tags, without their # (a folder import takes front-matter tags and inline #tags), 1 to 100 characters each, at most ${maxNodeTags}; trimmed and put in NFC, a leading # dropped, duplicates (ignoring case) dropped, order kept. The node list filters by one (?tag=).`,
+});
+const SourcePath = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: 'The path of the file the node was made from, relative to its folder, with / between folders (guides/First Week.md): a folder import sets it and finds the node by it on a re-import; wikilinks name the node by its file name and path tails. A relative path without empty, . or .. segments.',
+});
 
 export const NodeSchema = Type.Object({
   id: Type.String(),
@@ -52,6 +68,9 @@ export const NodeSchema = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   archivedAt: NullableTimestamp,
+  aliases: Type.Array(Type.String(), { description: 'Other names wikilinks may call the node by; empty when none' }),
+  tags: Type.Array(Type.String(), { description: 'Empty when none' }),
+  sourcePath: Nullable(Type.String({ description: 'The file the node was imported from, relative to its folder; null for a node made through the API' })),
 });
 
 const LinkProperties = {
@@ -66,6 +85,7 @@ const LinkProperties = {
 export const LinkSchema = Type.Object(LinkProperties);
 export const LinkViewSchema = Type.Object({
   ...LinkProperties,
+  sections: Type.Array(Type.String(), { description: 'For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise' }),
   title: Type.String({ description: 'Title of the other end' }),
   slug: Type.String({ description: 'Slug of the other end' }),
 });
@@ -74,7 +94,7 @@ export const NodeDetailSchema = Type.Object({
   ...NodeSchema.properties,
   outgoingLinks: Type.Array(LinkViewSchema, { description: 'Links from this node, oldest first, with the target’s title and slug' }),
   incomingLinks: Type.Array(LinkViewSchema, { description: 'Links to this node from nodes and playbooks, oldest first, with the source’s title and slug' }),
-  unresolvedLinks: Type.Array(Type.String(), { description: 'Slugs of wikilinks in the content that no node of the workspace has yet' }),
+  unresolvedLinks: Type.Array(Type.String(), { description: 'Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted' }),
 });
 
 export const NodePath = Strict({ workspaceId: Id('Workspace id'), nodeId: Id('Context node id') });
@@ -93,6 +113,9 @@ export const CreateBody = Strict(
     importance: Type.Optional(Importance),
     readFirst: Type.Optional(Type.Boolean()),
     edgeCaseOnly: Type.Optional(Type.Boolean()),
+    aliases: Type.Optional(Aliases),
+    tags: Type.Optional(NodeTags),
+    sourcePath: Type.Optional(Nullable(SourcePath)),
   },
   { required: ['title', 'description'] },
 );
@@ -100,6 +123,7 @@ export const CreateBody = Strict(
 export const UpdateBody = Type.Partial(CreateBody, { additionalProperties: false, minProperties: 1 });
 export const ListQuery = Strict({
   nodeType: Type.Optional(NodeTypeSchema),
+  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only nodes with this tag (ignoring case and a leading #)' })),
   status: Type.Optional(literals(['live', 'archived', 'all'] as const, { description: 'live (default), archived or all' })),
   archived: Type.Optional(Type.Boolean({ deprecated: true, description: 'Deprecated: true = status archived, false = status live. Sending it together with status is 400.' })),
   sort: Type.Optional(literals(['updated_at', 'created_at', 'title', 'importance'] as const, {
@@ -109,7 +133,7 @@ export const ListQuery = Strict({
   ...PageQuery,
   q: Type.Optional(Type.String({
     maxLength: 500,
-    description: 'Full-text search over title, description, content and agentSummary: every word must match, a word of letters and digits also as a prefix. Any text is accepted; special characters are plain text.',
+    description: 'Full-text search over title, aliases, description, content and agentSummary: every word must match, a word of letters and digits also as a prefix. Any text is accepted; special characters are plain text.',
   })),
 });
 export const LinkBody = Strict({ targetId: Id('A context node of the same workspace'), linkType: LinkTypeSchema }, { required: ['targetId', 'linkType'] });
@@ -155,7 +179,7 @@ export const ImportResultSchema = Type.Object({
     slug: Type.String(),
     outcome: literals(['created', 'updated', 'unchanged', 'error'] as const),
     id: Nullable(Type.String({ description: 'The node’s id (null for an error; on a dry run, null for a node that would be created)' })),
-    unresolvedLinks: Type.Array(Type.String(), { description: 'Slugs its wikilinks and links name that no node has (typed links to them are not stored; wikilinks wait for their target)' }),
+    unresolvedLinks: Type.Array(Type.String(), { description: 'What its wikilinks name (as written) and the slugs its links name that no node has, sorted (typed links to them are not stored; wikilinks wait for their target)' }),
     error: ItemError,
   })),
   archive: Type.Array(Type.Object({

@@ -7,8 +7,11 @@ import { newId } from '../infra/ids.js';
 import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type LinkType } from './link-types.js';
+import { namesChange } from './names.js';
+import { normaliseNodeFields, normaliseTags } from './node-fields.js';
 import { type ListFilter, NodeRepository } from './repository.js';
 import type { ContextNode, CreateNodeInput, Link, ListNodesQuery, NodeDetail, NodeStatus, SourceType, UpdateNodeInput } from './schemas.js';
+import { syncWikilinks } from './wikilink-sync.js';
 import { maxWikilinkTargets, parseWikilinks } from './wikilinks.js';
 
 export interface NodePage {
@@ -29,8 +32,9 @@ export class NodeService {
     this.repo = new NodeRepository(deps.graph);
   }
 
-  async create(caller: Caller, input: CreateNodeInput): Promise<NodeDetail> {
+  async create(caller: Caller, given: CreateNodeInput): Promise<NodeDetail> {
     const ws = caller.workspaceId;
+    const input = normaliseNodeFields(given);
     checkWikilinks(input.content);
     // An auto-generated slug is retried if a writer outside this service's lock took it meanwhile.
     for (let attempt = 1; ; attempt += 1) {
@@ -48,8 +52,7 @@ export class NodeService {
           };
           // Token counts are stored beside the texts (not part of the API's node), so retrieval never tokenizes.
           await this.repo.create(tx, ws, [{ ...node, ...tokenCountsOf(node) }]);
-          await this.repo.addWikilinks(tx, ws, [wikilinkItem(node.id, node.content)], now);
-          await this.repo.resolveWaiting(tx, ws, [node.id], now);
+          await syncWikilinks(this.repo, tx, ws, { named: [node], contents: [node] }, now);
           const { id, createdAt, updatedAt, archivedAt, ...after } = node;
           await recordAudit(tx, stampOf(caller, now), { action: 'node.created', workspaceId: ws, targetIds: [id], after });
           return (await this.repo.get(tx, ws, node.id))!;
@@ -80,6 +83,33 @@ export class NodeService {
     }
   }
 
+  /**
+   * Gives names and wikilinks to the nodes written before wikilinks named nodes by name, path and alias (their
+   * migration dropped what only slugs could name). Runs once at start-up, after the migrations, a batch of nodes
+   * per transaction under each workspace's lock; a link that waits for a node of a later batch resolves when that
+   * batch names it.
+   */
+  async backfillNames(batchSize = 500): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const rows = await this.repo.withoutNames(batchSize);
+      if (rows.length === 0) return done;
+      let progressed = false;
+      for (const workspaceId of new Set(rows.map((row) => row.workspaceId))) {
+        const nodes = rows.filter((row) => row.workspaceId === workspaceId);
+        const now = this.deps.clock().toISOString();
+        const named = nodes.map((n) => ({ ...n, aliases: n.aliases ?? [] }));
+        const { found } = await this.repo.inWorkspaceTx(workspaceId, now, (tx) => syncWikilinks(this.repo, tx, workspaceId, { named, contents: nodes }, now));
+        if (!found) continue;
+        progressed = true;
+        done += nodes.length;
+        await this.deps.gate.graphChanged(workspaceId);
+      }
+      // Nodes of a workspace that no longer exists cannot be locked; they are left, and the backfill ends.
+      if (!progressed) return done;
+    }
+  }
+
   /** The id of a context node named by id or slug (ids carry an underscore, which no slug has); 404 for an unknown slug. */
   async idOf(caller: Caller, idOrSlug: string): Promise<string> {
     if (idOrSlug.includes('_')) return idOrSlug;
@@ -94,9 +124,10 @@ export class NodeService {
     return detail;
   }
 
-  /** Changes any of the editable fields; updatedAt moves on every edit. Wikilinks follow content and slug changes. */
-  async update(caller: Caller, nodeId: string, input: UpdateNodeInput): Promise<NodeDetail> {
+  /** Changes any of the editable fields; updatedAt moves on every edit. Wikilinks follow content and name changes. */
+  async update(caller: Caller, nodeId: string, given: UpdateNodeInput): Promise<NodeDetail> {
     const ws = caller.workspaceId;
+    const input = normaliseNodeFields(given);
     checkWikilinks(input.content);
     try {
       const detail = await this.inWorkspace(ws, async (tx, now) => {
@@ -109,10 +140,11 @@ export class NodeService {
         const slugChanged = input.slug !== undefined && input.slug !== current.slug;
         if (slugChanged) await this.allocateSlug(tx, ws, current.title, input.slug, nodeId);
         await this.repo.update(tx, ws, [{ nodeId, changes }], now);
-        if (input.content !== undefined || slugChanged) {
-          await this.syncWikilinks(tx, ws, nodeId, input.content ?? current.content, now);
-        }
-        if (slugChanged) await this.resolveWikilinksTo(tx, ws, nodeId, now);
+        const renamed = { ...current, ...input, id: nodeId };
+        await syncWikilinks(this.repo, tx, ws, {
+          named: namesChange(input) ? [renamed] : [],
+          contents: input.content !== undefined ? [{ id: nodeId, content: input.content }] : [],
+        }, now);
         const updated = (await this.repo.get(tx, ws, nodeId))!;
         const fields = Object.keys(input);
         await recordAudit(tx, stampOf(caller, now), {
@@ -149,6 +181,7 @@ export class NodeService {
     const search = query.q === undefined ? undefined : luceneQuery(query.q);
     const filter: ListFilter = {
       nodeType: query.nodeType ?? null,
+      tag: query.tag === undefined ? null : (normaliseTags([query.tag])[0] ?? '').toLowerCase(),
       status,
       sort: query.sort ?? (search ? 'relevance' : 'updated_at'),
       order: query.order ?? 'desc',
@@ -236,23 +269,10 @@ export class NodeService {
     const taken = new Set((await this.repo.takenSlugs(tx, workspaceId, base)).map((t) => t.slug));
     return firstFreeSlug(base, taken);
   }
-
-  private async syncWikilinks(tx: GraphTx, workspaceId: string, nodeId: string, content: string | null, now: string): Promise<void> {
-    await this.repo.syncWikilinks(tx, workspaceId, [wikilinkItem(nodeId, content)], now);
-  }
-
-  /**
-   * After a node changes its slug: re-syncs, whole, every other node whose wikilinks may now resolve differently
-   * (those linked to its old slug, those waiting for its new one). A created node needs less: resolveWaiting.
-   */
-  private async resolveWikilinksTo(tx: GraphTx, workspaceId: string, nodeId: string, now: string): Promise<void> {
-    const sources = await this.repo.wikilinkSources(tx, workspaceId, [nodeId]);
-    await this.repo.syncWikilinks(tx, workspaceId, sources.map((s) => wikilinkItem(s.id, s.content)), now);
-  }
 }
 
 /** The editable fields of a node as a create (or an import item) gives them, with the defaults for those left out. */
-export type NodeFields = Pick<ContextNode, 'title' | 'description' | 'content' | 'nodeType' | 'agentSummary' | 'importance' | 'readFirst' | 'edgeCaseOnly'>;
+export type NodeFields = Pick<ContextNode, 'title' | 'description' | 'content' | 'nodeType' | 'agentSummary' | 'importance' | 'readFirst' | 'edgeCaseOnly' | 'aliases' | 'tags' | 'sourcePath'>;
 export function withDefaults(input: CreateNodeInput): NodeFields {
   return {
     title: input.title,
@@ -263,12 +283,10 @@ export function withDefaults(input: CreateNodeInput): NodeFields {
     importance: input.importance ?? 50,
     readFirst: input.readFirst ?? false,
     edgeCaseOnly: input.edgeCaseOnly ?? false,
+    aliases: input.aliases ?? [],
+    tags: input.tags ?? [],
+    sourcePath: input.sourcePath ?? null,
   };
-}
-
-/** A node's wikilink sync item: the slugs its content links to, each with a fresh link id. */
-export function wikilinkItem(nodeId: string, content: string | null): { nodeId: string; wanted: { slug: string; linkId: string }[] } {
-  return { nodeId, wanted: parseWikilinks(content).map((slug) => ({ slug, linkId: newId('lnk') })) };
 }
 
 function slugTaken(slug: string): AppError {
@@ -295,9 +313,9 @@ export function luceneQuery(q: string): string | undefined {
     .join(' ');
 }
 
-/** Refuses, before anything is written, content that links to more distinct slugs than a node may. */
+/** Refuses, before anything is written, content that links to more distinct names than a node may. */
 function checkWikilinks(content: string | undefined): void {
   if (content !== undefined && parseWikilinks(content).length > maxWikilinkTargets) {
-    throw invalidField('/content', `links to more than ${maxWikilinkTargets} distinct slugs`);
+    throw invalidField('/content', `links to more than ${maxWikilinkTargets} distinct names`);
   }
 }

@@ -1,13 +1,13 @@
-import { slugPattern } from '../http/slug.js';
-
 /**
- * Wikilinks in a context node's markdown content: `[[slug]]`, `[[slug|label]]` and `[[slug#heading]]` (also
- * `[[slug#heading|label]]`; the heading is dropped, the link goes to the node).
+ * Wikilinks in a context node's markdown content, read as Obsidian reads them (docs/graph-model.md, "Wikilinks").
  *
- * Rules (documented in the API description of the content field):
- * - The target (before any `#`) is trimmed, put in Unicode NFC and lowercased; it must then be a slug (lowercase
- *   letters and digits of any script, words joined by single `-`: `[[日本語のノート]]`, `[[Brand-Voice]]`).
- *   Anything else between double brackets (`[[Brand Voice]]`, `[[]]`) is plain text, not a link.
+ * - `[[Name]]`, `[[Name|label]]`, `![[Name]]` (an embed links like a link), `[[folder/Name]]`, `[[Name.md]]`;
+ *   `[[Name#Heading]]` and `[[Name#^block]]` link to the note and keep the section; `[[#Heading]]` names a section
+ *   of the note itself and is no link. In a table the label's pipe is escaped (`[[Name\|label]]`).
+ * - The name is trimmed and put in Unicode NFC; its key, which resolution compares, is that name lowercased.
+ *   Which node a key names (by slug, name, path or alias) is decided in the graph: see names.ts.
+ * - A name whose last segment ends in an attachment's extension (an image, audio, video, PDF, `.canvas`, `.base`)
+ *   names a file that is not a note, and is no link.
  * - Wikilinks inside fenced code blocks (``` or ~~~, CommonMark rules: up to three spaces of indentation,
  *   closed by a fence of the same character at least as long; an unclosed fence runs to the end) and
  *   inside inline code spans (a run of n backticks closed by the next run of exactly n backticks, within
@@ -15,29 +15,84 @@ import { slugPattern } from '../http/slug.js';
  * - Indented (four-space) code blocks are not recognised: only fences delimit code blocks.
  */
 
-/** How many distinct slugs one content may link to (each is a relationship written with the node). */
+/** How many distinct names one content may link to (each is a relationship written with the node). */
 export const maxWikilinkTargets = 1_000;
 
-const wikilinkPattern = /\[\[([^\[\]|\n]+?)(?:\|[^\[\]\n]*)?\]\]/g;
+/** The longest name a wikilink may give: longer text between double brackets is not a link. */
+export const maxWikilinkName = 500;
+
+/** The most sections kept for one target, and the longest kept: a section only tells a reader where to look. */
+const maxSections = 20;
+const maxSectionLength = 200;
+
+/** One target of a content's wikilinks: every wikilink whose name has this key, together. */
+export interface Wikilink {
+  /** The name lowercased: what resolution compares. */
+  key: string;
+  /** The name as the first of these wikilinks writes it (trimmed, NFC): what an unresolved link shows. */
+  text: string;
+  /** The headings (`Heading`) and blocks (`^block`) the wikilinks name, distinct, in order of appearance (the first 20). */
+  sections: string[];
+}
+
+const wikilinkPattern = /\[\[([^\[\]\n]+?)\]\]/g;
 const fenceOpen = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
-/** The distinct slugs the content links to, in order of first appearance. */
-export function parseWikilinks(content: string | null | undefined): string[] {
+/** Extensions of the files Obsidian shows but that are not notes; a link to one is no link between notes. */
+const attachmentExtensions = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'bmp', 'svg', 'webp', 'avif', 'ico', 'tif', 'tiff', 'heic',
+  'mp3', 'wav', 'm4a', 'ogg', 'oga', '3gp', 'flac', 'aac', 'opus',
+  'mp4', 'webm', 'ogv', 'mov', 'mkv', 'avi',
+  'pdf', 'canvas', 'base', 'excalidraw', 'zip', 'csv', 'json', 'txt', 'docx', 'xlsx', 'pptx',
+]);
+
+/** The key that names compare by: NFC, then lowercase (what a slug already is). */
+export function nameKey(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
+
+/** The target one `[[…]]` names, or undefined when it names no other note. */
+export function wikilinkTarget(inner: string): { name: string; section: string | null } | undefined {
+  const pipe = inner.indexOf('|');
+  const target = (pipe === -1 ? inner : inner.slice(0, pipe)).replace(/\\$/, '');
+  const hash = target.indexOf('#');
+  let name = (hash === -1 ? target : target.slice(0, hash)).trim().normalize('NFC');
+  const section = hash === -1 ? null : target.slice(hash + 1).trim() || null;
+  if (/\.md$/i.test(name)) name = name.slice(0, -3).trimEnd();
+  if (!name || name.length > maxWikilinkName) return undefined;
+  const last = name.slice(name.lastIndexOf('/') + 1);
+  const dot = last.lastIndexOf('.');
+  if (dot > 0 && attachmentExtensions.has(last.slice(dot + 1).toLowerCase())) return undefined;
+  return { name, section };
+}
+
+/** The distinct targets the content links to, in order of first appearance. */
+export function parseWikilinks(content: string | null | undefined): Wikilink[] {
   if (!content) return [];
-  const slugs: string[] = [];
-  const seen = new Set<string>();
+  const byKey = new Map<string, Wikilink>();
   for (const paragraph of proseParagraphs(content)) {
-    for (const text of outsideCodeSpans(paragraph)) {
-      for (const match of text.matchAll(wikilinkPattern)) {
-        const slug = match[1].split('#')[0].trim().normalize('NFC').toLowerCase();
-        if (slugPattern.test(slug) && !seen.has(slug)) {
-          seen.add(slug);
-          slugs.push(slug);
-        }
-      }
+    // A wikilink is read before code spans, as Obsidian does: a label may hold code ([[Functions#hasTag|`hasTag`]]);
+    // only a wikilink that starts inside a code span is code.
+    const spans = codeSpans(paragraph);
+    let next = 0;
+    for (const match of paragraph.matchAll(wikilinkPattern)) {
+      while (next < spans.length && spans[next].end <= match.index) next += 1;
+      if (next < spans.length && spans[next].start <= match.index) continue;
+      const target = wikilinkTarget(match[1]);
+      if (!target) continue;
+      const key = nameKey(target.name);
+      let link = byKey.get(key);
+      if (!link) byKey.set(key, (link = { key, text: target.name, sections: [] }));
+      const { section } = target;
+      if (section !== null && section.length <= maxSectionLength && link.sections.length < maxSections && !link.sections.includes(section)) link.sections.push(section);
     }
   }
-  return slugs;
+  return [...byKey.values()];
+}
+
+/** The pieces of a content outside fenced code blocks and inline code spans: where links and #tags are read. */
+export function* proseOf(content: string): Iterable<string> {
+  for (const paragraph of proseParagraphs(content)) yield* outsideCodeSpans(paragraph);
 }
 
 /** The content outside fenced code blocks, split into paragraphs (runs of non-blank lines). */
@@ -69,13 +124,26 @@ function proseParagraphs(content: string): string[] {
   return paragraphs;
 }
 
-/**
- * The pieces of a paragraph outside inline code spans: a run of n backticks opens a span that the next run of
- * exactly n backticks closes; an unmatched run is literal text, and a backslash before a run escapes its first
- * backtick. Linear in the paragraph: the runs are listed once, and for each length a cursor only moves forward,
- * so looking for a closing run never rescans the text (many unmatched runs would otherwise be quadratic).
- */
+/** The pieces of a paragraph outside inline code spans. */
 function outsideCodeSpans(paragraph: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  for (const span of codeSpans(paragraph)) {
+    pieces.push(paragraph.slice(start, span.start));
+    start = span.end;
+  }
+  pieces.push(paragraph.slice(start));
+  return pieces;
+}
+
+/**
+ * The inline code spans of a paragraph, in order, as [start, end) offsets: a run of n backticks opens a span that
+ * the next run of exactly n backticks closes; an unmatched run is literal text, and a backslash before a run
+ * escapes its first backtick. Linear in the paragraph: the runs are listed once, and for each length a cursor only
+ * moves forward, so looking for a closing run never rescans the text (many unmatched runs would otherwise be
+ * quadratic).
+ */
+function codeSpans(paragraph: string): { start: number; end: number }[] {
   const runs = backtickRuns(paragraph);
   const byLength = new Map<number, number[]>();
   runs.forEach((run, i) => {
@@ -92,7 +160,7 @@ function outsideCodeSpans(paragraph: string): string[] {
     cursors.set(length, c);
     return c < same.length ? same[c] : -1;
   };
-  const pieces: string[] = [];
+  const spans: { start: number; end: number }[] = [];
   let start = 0;
   for (let i = 0; i < runs.length; i++) {
     let { at, length } = runs[i];
@@ -103,11 +171,10 @@ function outsideCodeSpans(paragraph: string): string[] {
     }
     const j = length > 0 ? closing(i, length) : -1;
     if (j === -1) continue;
-    pieces.push(paragraph.slice(start, at));
     start = runs[j].at + runs[j].length;
+    spans.push({ start: at, end: start });
   }
-  pieces.push(paragraph.slice(start));
-  return pieces;
+  return spans;
 }
 
 /** Every maximal run of backticks, in order. */

@@ -102,7 +102,10 @@ const retrievalFields = {
   tokenCount,
 };
 
-const LinkAmong = Type.Object({ id: Type.String(), sourceId: Type.String(), targetId: Type.String(), linkType: LinkTypeSchema });
+const LinkAmong = Type.Object({
+  id: Type.String(), sourceId: Type.String(), targetId: Type.String(), linkType: LinkTypeSchema,
+  sections: Type.Array(Type.String(), { description: 'For a wikilink [[Name#Heading]]: the sections of the target it names; else empty' }),
+});
 
 export const BundleSchema = Type.Object({
   ...retrievalFields,

@@ -3,7 +3,8 @@ import cliProgress from 'cli-progress';
 import type { ImportNodeInput, ImportResult } from '../nodes/schemas.js';
 import { maxImportNodes } from '../nodes/schemas.js';
 import { ApiProblem, ServiceUnreachable, call } from './client.js';
-import { type ScannedFile, type VaultFile, itemOf, scanVault } from './vault.js';
+import { nameKey } from '../nodes/wikilinks.js';
+import { type ScannedFile, type VaultFile, itemOf, nameIndex, scanVault } from './vault.js';
 
 /**
  * `npm run cli -- import DIR --workspace ws_… [--dry-run] [--prune] [--strict]`: a markdown folder into a workspace,
@@ -33,7 +34,8 @@ export interface FolderImportReport {
   errors: { path: string; reason: string }[];
   /** Files whose path gives the slug of a file before them (or a front matter's slug): each got `-2`, `-3`, … */
   renamed: { path: string; slug: string; insteadOf: string; keptBy: string }[];
-  unresolved: { path: string; slugs: string[] }[];
+  /** Per file, what its wikilinks and typed links name that no node has, as written. */
+  unresolved: { path: string; links: string[] }[];
   /** With --strict and bad files: nothing was written. */
   aborted: boolean;
 }
@@ -52,7 +54,10 @@ type Readable = ScannedFile & { meta: Record<string, unknown> };
 type Sent = { file: VaultFile & { item: ImportNodeInput }; bytes: number; result?: Answer['nodes'][number] };
 
 export async function importFolder(o: FolderImportOptions): Promise<FolderImportReport> {
-  const files = scanVault(o.dir);
+  const base = `/api/v1/workspaces/${encodeURIComponent(o.workspaceId)}/context-nodes`;
+  const stored = await storedNodes(base, o.key);
+  const pinned = new Map(stored.filter((n) => n.sourcePath).map((n) => [n.sourcePath!, n.slug]));
+  const files = scanVault(o.dir, pinned);
   const report: FolderImportReport = { dryRun: o.dryRun, files: files.length, created: [], updated: [], unchanged: 0, archived: [], errors: [], renamed: [], unresolved: [], aborted: false };
   const readable: Readable[] = [];
   for (const f of files) {
@@ -60,6 +65,7 @@ export async function importFolder(o: FolderImportOptions): Promise<FolderImport
     else report.errors.push({ path: f.path, reason: f.error });
     if (f.renamed) report.renamed.push({ path: f.path, slug: f.slug, ...f.renamed });
   }
+  const namesNotFound = new Map(files.filter((f) => f.unresolvedNames).map((f) => [f.path, f.unresolvedNames!]));
 
   // Each file becomes its item as it is about to be sent (parsing bodies is most of this side's work), so that it
   // happens while the service writes the batches before.
@@ -80,7 +86,6 @@ export async function importFolder(o: FolderImportOptions): Promise<FolderImport
     }
   }
 
-  const base = `/api/v1/workspaces/${encodeURIComponent(o.workspaceId)}/context-nodes`;
   const post = (body: object) => withRetries(() => call('POST', `${base}/import`, o.key, { body })).then((a) => a.json as Answer);
   const send = async (batch: Sent[], dryRun: boolean, bar?: cliProgress.SingleBar) => {
     const answer = await post({ nodes: batch.map((s) => s.file.item), dryRun });
@@ -132,20 +137,23 @@ export async function importFolder(o: FolderImportOptions): Promise<FolderImport
     await sendAll(again, false);
   }
 
+  // A wikilink to a file of a later batch was unresolved when its batch was written, and resolved when that file's was.
+  const names = nameIndex(sendable.filter((s) => imported.has(s.file.slug)).map((s) => ({ ...s.file.item, slug: s.file.slug })));
+  const resolved = (name: string) => imported.has(name) || names.has(nameKey(name));
   for (const s of sendable.sort((a, b) => byPath(a.file, b.file))) {
     const r = s.result!;
     if (r.outcome === 'error') report.errors.push({ path: s.file.path, reason: `${r.error!.code}: ${r.error!.message}` });
     else if (r.outcome === 'created') report.created.push(r.slug);
     else if (r.outcome === 'updated') report.updated.push(r.slug);
     else report.unchanged += 1;
-    const slugs = r.unresolvedLinks.filter((slug) => !imported.has(slug));
-    if (slugs.length) report.unresolved.push({ path: s.file.path, slugs });
+    const links = [...r.unresolvedLinks.filter((name) => !resolved(name)), ...(namesNotFound.get(s.file.path) ?? [])];
+    if (links.length) report.unresolved.push({ path: s.file.path, links });
   }
 
   if (o.prune) {
     // Slugs of files that are there but bad keep their nodes: only a node whose file is gone is archived.
     const present = new Set(files.map((f) => f.slug));
-    const gone = (await liveSlugs(base, o.key)).filter((slug) => !present.has(slug));
+    const gone = stored.filter((n) => n.status === 'live' && !present.has(n.slug)).map((n) => n.slug);
     for (let i = 0; i < gone.length; i += maxImportNodes) {
       const answer = await post({ archive: gone.slice(i, i + maxImportNodes), dryRun: o.dryRun });
       for (const a of answer.archive) if (a.outcome === 'archived') report.archived.push(a.slug);
@@ -214,13 +222,15 @@ function* batches(items: Iterable<Sent>): Generator<Sent[]> {
   if (batch.length) yield batch;
 }
 
-/** The slugs of the workspace's live nodes, page by page. */
-async function liveSlugs(base: string, key: string): Promise<string[]> {
-  const slugs: string[] = [];
+type StoredNode = { slug: string; status: string; sourcePath: string | null };
+
+/** The workspace's nodes (any status) before the import, page by page: their slugs and the files they came from. */
+async function storedNodes(base: string, key: string): Promise<StoredNode[]> {
+  const nodes: StoredNode[] = [];
   for (let page = 1; ; page += 1) {
-    const { json } = await withRetries(() => call('GET', `${base}?status=live&limit=200&page=${page}&sort=created_at&order=asc`, key));
-    slugs.push(...json.nodes.map((n: { slug: string }) => n.slug));
-    if (page * 200 >= json.pagination.total) return slugs;
+    const { json } = await withRetries(() => call('GET', `${base}?status=all&limit=200&page=${page}&sort=created_at&order=asc`, key));
+    nodes.push(...json.nodes.map((n: StoredNode) => ({ slug: n.slug, status: n.status, sourcePath: n.sourcePath })));
+    if (page * 200 >= json.pagination.total) return nodes;
   }
 }
 

@@ -5,10 +5,13 @@ import { toString as textOf } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
 import { AppError } from '../errors.js';
 import { maxBodyBytes } from '../http/json-body.js';
-import { firstFreeSlug, slugBase } from '../http/slug.js';
+import { firstFreeSlug, slugBase, slugProblem } from '../http/slug.js';
 import { validatePart, valueAt } from '../http/validation.js';
 import { linkTypes } from '../nodes/link-types.js';
+import { type Nameable, namesOf } from '../nodes/names.js';
+import { normaliseTags } from '../nodes/node-fields.js';
 import { ImportNodeSchema, type ImportNodeInput, nodeTypes } from '../nodes/schemas.js';
+import { nameKey, proseOf, wikilinkTarget } from '../nodes/wikilinks.js';
 
 /**
  * A folder of markdown files (a docs folder, an Obsidian vault) read as context nodes for the bulk import
@@ -19,7 +22,10 @@ import { ImportNodeSchema, type ImportNodeInput, nodeTypes } from '../nodes/sche
 /** One file of the folder: the node it describes, or why it cannot be imported. */
 export type VaultFile = { path: string; slug: string; item: ImportNodeInput; error?: undefined } | { path: string; slug: string; error: string; item?: undefined };
 
-/** The front-matter keys that are node fields; every link type is a key too. Other keys (tags, aliases, …) are ignored. */
+/**
+ * The front-matter keys that are node fields; every link type is a key too. `aliases` (or Obsidian's older `alias`)
+ * and `tags` may be one value or a list; other keys are left as they are in the file's text, not refused.
+ */
 const fieldKeys = ['slug', 'title', 'description', 'nodeType', 'agentSummary', 'importance', 'readFirst', 'edgeCaseOnly'] as const;
 
 const maxDescription = 2000;
@@ -53,6 +59,10 @@ export type ScannedFile = (
 ) & {
   /** Whether the slug is the front matter's own, which is never changed. */
   explicitSlug?: boolean;
+  /** Whether the slug is the one the workspace's node of this path already has (kept, so that a re-import finds it). */
+  pinnedSlug?: boolean;
+  /** Typed-link targets of the front matter that name no file of the folder and are not slugs: not sent, reported. */
+  unresolvedNames?: string[];
   /** Set when the slug the path gives was another file's first: that slug and the file that keeps it. */
   renamed?: { insteadOf: string; keptBy: string };
 };
@@ -60,14 +70,81 @@ export type ScannedFile = (
 /** A file larger than one request may be could never be sent: it is refused by its size, before it is read. */
 export const maxFileBytes = maxBodyBytes;
 
-/** Reads every file of the folder and its front matter, and gives each file a slug of its own (uniqueSlugs). */
-export function scanVault(dir: string): ScannedFile[] {
-  return uniqueSlugs(markdownFiles(dir).map((rel): ScannedFile => {
+/**
+ * Reads every file of the folder and its front matter, and gives each file a slug of its own (uniqueSlugs): a file
+ * whose path a node of the workspace already has (`pinned`: source path → slug) keeps that node's slug. Typed links
+ * are then pointed at slugs (linkTargetsToSlugs).
+ */
+export function scanVault(dir: string, pinned: ReadonlyMap<string, string> = new Map()): ScannedFile[] {
+  const files = markdownFiles(dir).map((rel): ScannedFile => {
     const full = path.join(dir, rel);
     const { size } = statSync(full);
     if (size > maxFileBytes) return { path: rel, slug: slugOfPath(rel), error: `is ${size} bytes; a file may be at most ${maxFileBytes} bytes (the service's request limit)` };
     return scanMarkdownFile(rel, readFileSync(full, 'utf8'));
-  }));
+  });
+  const withPins = files.map((f) => {
+    const slug = pinned.get(f.path.normalize('NFC'));
+    return slug === undefined || f.explicitSlug ? f : { ...f, slug, pinnedSlug: true };
+  });
+  return linkTargetsToSlugs(uniqueSlugs(withPins));
+}
+
+/** What a file can be named by before its body is read: its slug, path, file name, front-matter title and aliases. */
+function nameableOf(f: ScannedFile): Nameable {
+  const meta = f.meta ?? {};
+  return {
+    slug: f.slug,
+    title: typeof meta.title === 'string' ? meta.title : path.basename(f.path).replace(/\.md$/i, ''),
+    aliases: aliasesOf(meta).filter((a): a is string => typeof a === 'string'),
+    sourcePath: f.path,
+  };
+}
+
+/**
+ * Which file each name of the folder names, as the service resolves wikilinks (src/nodes/names.ts): the lowest
+ * rank, then the shortest path. `files` are given with what they are named by.
+ */
+export function nameIndex(files: Iterable<Nameable>): Map<string, string> {
+  const best = new Map<string, { slug: string; order: [number, number, number, string] }>();
+  for (const file of files) {
+    for (const name of namesOf(file)) {
+      const order: [number, number, number, string] = [name.rank, name.depth, name.length, name.path];
+      const held = best.get(name.key);
+      if (!held || compareOrder(order, held.order) < 0) best.set(name.key, { slug: file.slug, order });
+    }
+  }
+  return new Map([...best].map(([key, { slug }]) => [key, slug]));
+}
+
+function compareOrder(a: [number, number, number, string], b: [number, number, number, string]): number {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  return a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0;
+}
+
+/**
+ * Typed links of front matter name their targets as people write them (`requires: "[[Brand Voice]]"`), while the
+ * import takes slugs: each target that names a file of the folder becomes that file's slug; one that names none is
+ * kept if it is a slug (a node of the workspace may have it), else reported as unresolved and not sent.
+ */
+export function linkTargetsToSlugs(files: ScannedFile[]): ScannedFile[] {
+  const index = nameIndex(files.filter((f) => f.meta).map(nameableOf));
+  return files.map((f) => {
+    if (!f.meta || !f.links.length) return f;
+    const links: FrontMatterLink[] = [];
+    const unresolvedNames: string[] = [];
+    for (const link of f.links) {
+      if (typeof link.target !== 'string') {
+        links.push(link);
+        continue;
+      }
+      const name = wikilinkTarget(link.target)?.name;
+      const slug = name === undefined ? undefined : index.get(nameKey(name));
+      if (slug !== undefined) links.push({ ...link, target: slug });
+      else if (slugProblem(link.target) === undefined) links.push(link);
+      else unresolvedNames.push(link.target);
+    }
+    return { ...f, links, ...(unresolvedNames.length ? { unresolvedNames } : {}) };
+  });
 }
 
 /**
@@ -80,14 +157,14 @@ export function scanVault(dir: string): ScannedFile[] {
  */
 export function uniqueSlugs(files: ScannedFile[]): ScannedFile[] {
   const explicit = new Map<string, ScannedFile[]>();
-  for (const f of files) if (f.explicitSlug) explicit.set(f.slug, [...(explicit.get(f.slug) ?? []), f]);
+  for (const f of files) if (f.explicitSlug || f.pinnedSlug) explicit.set(f.slug, [...(explicit.get(f.slug) ?? []), f]);
   const reserved = new Set(files.map((f) => f.slug));
   const firstWithSlug = new Map<string, string>();
   for (const [slug, [first]] of explicit) firstWithSlug.set(slug, first.path);
   const assigned = new Set<string>();
   const taken = { has: (slug: string) => reserved.has(slug) || assigned.has(slug) };
   return files.map((f): ScannedFile => {
-    if (f.explicitSlug) {
+    if (f.explicitSlug || f.pinnedSlug) {
       const same = explicit.get(f.slug)!;
       if (same.length < 2) return f;
       return { path: f.path, slug: f.slug, explicitSlug: true, error: `slug '${f.slug}' is also the slug of ${same.filter((o) => o !== f).map((o) => o.path).join(', ')}` };
@@ -117,10 +194,37 @@ function splitFrontMatter(text: string): { frontMatter: string | null; body: str
   return { frontMatter: rest.slice(0, m.index), body: src.slice(endOfClose).replace(/^\r?\n/, '') };
 }
 
-/** A link target as written in front matter: `slug`, `[[slug]]`, `[[slug|label]]` or `slug#heading`. */
+/** A link target as written in front matter: `Name`, `[[Name]]`, `[[Name|label]]` or `Name#heading`. */
 function targetOf(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   return value.trim().replace(/^\[\[(.*)\]\]$/, '$1').split('|')[0].split('#')[0].trim().normalize('NFC');
+}
+
+/** Front-matter aliases: `aliases` (or Obsidian's older `alias`), one value or a list. */
+function aliasesOf(meta: Record<string, unknown>): unknown[] {
+  const value = meta.aliases ?? meta.alias;
+  return value === undefined ? [] : (Array.isArray(value) ? value : [value]).filter((v) => !isEmpty(v));
+}
+
+/** Front-matter tags: a list, or one text of tags separated by commas or spaces; each without its #. */
+function frontMatterTags(meta: Record<string, unknown>): unknown[] {
+  const value = meta.tags ?? meta.tag;
+  if (value === undefined) return [];
+  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[,\s]+/) : [value];
+  return list.filter((v) => !isEmpty(v)).map((v) => (typeof v === 'string' ? v.trim().replace(/^#/, '') : v));
+}
+
+/**
+ * Inline `#tags` of a body, as Obsidian reads them: a # after a space or at the start of a line, then letters,
+ * digits, `_`, `-` and `/`, at least one of them not a digit; not in code, not a heading's `# `.
+ */
+const inlineTag = /(?<=^|\s)#([\p{L}\p{N}\p{M}_\/-]+)/gu;
+export function inlineTags(body: string): string[] {
+  const tags: string[] = [];
+  for (const text of proseOf(body)) {
+    for (const match of text.matchAll(inlineTag)) if (/[^\p{N}]/u.test(match[1])) tags.push(match[1]);
+  }
+  return tags;
 }
 
 /** A typed link as front matter writes it; the target is checked with the rest of the item (itemOf). */
@@ -223,8 +327,13 @@ export function itemOf(file: ScannedFile & { meta: Record<string, unknown> }): V
     description = text.length > maxDescription ? `${text.slice(0, maxDescription - 1)}…` : text || (typeof title === 'string' ? title : fileName);
   }
   // A slug of the wrong type is the file's error, not a reason to fall back to the one its path gives.
-  const item: Record<string, unknown> = { slug: meta.slug ?? slug, title, description, content: body };
+  const item: Record<string, unknown> = { slug: meta.slug ?? slug, title, description, content: body, sourcePath: relPath.normalize('NFC') };
   for (const key of fieldKeys) if (key !== 'slug' && key !== 'title' && key !== 'description' && meta[key] !== undefined) item[key] = meta[key];
+  const aliases = aliasesOf(meta);
+  if (aliases.length) item.aliases = aliases;
+  const tags = [...frontMatterTags(meta), ...inlineTags(body)];
+  // The same tag written twice (or as #Tag and #tag) is one tag: said once, so that it counts once against the limit.
+  if (tags.length) item.tags = tags.every((t) => typeof t === 'string') ? normaliseTags(tags as string[]) : tags;
   item.links = links;
   const refused = (reason: string): VaultFile => ({ path: relPath, slug, error: reason });
   let valid: ImportNodeInput;

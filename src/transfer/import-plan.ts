@@ -2,7 +2,8 @@ import { AppError, type FieldError } from '../errors.js';
 import { yieldToEventLoop } from '../http/json-body.js';
 import { isIdOf, newId } from '../infra/ids.js';
 import { relationshipTypeOf } from '../nodes/link-types.js';
-import { wikilinkItem } from '../nodes/service.js';
+import { namesOf } from '../nodes/names.js';
+import { normaliseAliases, normaliseTags, sourcePathProblem } from '../nodes/node-fields.js';
 import { tokenCountsOf } from '../nodes/token-count.js';
 import { maxWikilinkTargets, parseWikilinks } from '../nodes/wikilinks.js';
 import type { ImportedLabel, TransferWriter } from './repository.js';
@@ -88,7 +89,9 @@ export async function checkConsistent(doc: ExportDoc, pace: Pace): Promise<void>
     claim(n.id, 'context_node', `/nodes/${i}/id`);
     once(nodeSlugs, n.slug, `/nodes/${i}/slug`, 'the slug');
     // As for any node's content: a wikilink is a relationship written with the node, so their number is bounded.
-    if (parseWikilinks(n.content).length > maxWikilinkTargets) fail(`/nodes/${i}/content`, `links to more than ${maxWikilinkTargets} distinct slugs`);
+    if (parseWikilinks(n.content).length > maxWikilinkTargets) fail(`/nodes/${i}/content`, `links to more than ${maxWikilinkTargets} distinct names`);
+    const pathProblem = n.sourcePath ? sourcePathProblem(n.sourcePath) : undefined;
+    if (pathProblem) fail(`/nodes/${i}/sourcePath`, pathProblem);
     await pace.step();
   }
   const seen = new Set<string>();
@@ -250,7 +253,7 @@ function* versionsOf(doc: ExportDoc): Iterable<ExportDoc['playbooks'][number]['v
 /**
  * Every batch of an import, in stage order, each prepared only when it is asked for (token counts, wikilinks,
  * JSON text), so that preparing one can overlap writing the one before. `wikilinks` receives, for every node, how
- * many links its content may add: what undoing the import must reckon with.
+ * many relationships its names and its content's wikilinks add: what undoing the import must reckon with.
  */
 export async function* importBatches(doc: ExportDoc, ids: ImportIds, now: string, pace: Pace, wikilinks: Map<string, number>): AsyncIterable<ImportBatch> {
   for await (const batch of batched(mapped(doc.playbooks, ({ versions: _v, ...p }) => ({ ...p, id: ids.item(p.id) })), plain, pace)) {
@@ -261,7 +264,11 @@ export async function* importBatches(doc: ExportDoc, ids: ImportIds, now: string
     yield { stage: 'versions', count: batch.length, write: (w) => w.versions(batch) };
   }
   const nodes = mapped(doc.nodes, (n) => {
-    const node = { ...n, id: ids.item(n.id), content: n.content ?? '', agentSummary: n.agentSummary ?? null, importance: n.importance ?? 50 };
+    const node = {
+      ...n, id: ids.item(n.id), content: n.content ?? '', agentSummary: n.agentSummary ?? null, importance: n.importance ?? 50,
+      aliases: normaliseAliases(n.aliases ?? []), tags: normaliseTags(n.tags ?? []), sourcePath: n.sourcePath?.normalize('NFC') ?? null,
+    };
+    wikilinks.set(node.id, namesOf(node).length);
     return { ...node, ...tokenCountsOf(node) };
   });
   for await (const batch of batched(nodes, plain, pace)) {
@@ -274,12 +281,12 @@ export async function* importBatches(doc: ExportDoc, ids: ImportIds, now: string
     yield { stage: 'links', count: batch.length, write: (w) => w.links(batch) };
   }
   const items = mapped(doc.nodes, (n) => {
-    const item = wikilinkItem(ids.item(n.id), n.content ?? '');
-    if (item.wanted.length) wikilinks.set(item.nodeId, item.wanted.length);
+    const item = { id: ids.item(n.id), content: n.content ?? '', links: parseWikilinks(n.content) };
+    wikilinks.set(item.id, (wikilinks.get(item.id) ?? 0) + item.links.length);
     return item;
   });
   // A node whose content links nowhere has nothing to write.
-  for await (const batch of batched(items, (item) => ({ units: item.wanted.length && 1 + item.wanted.length, chars: 0 }), pace)) {
+  for await (const batch of batched(items, (item) => ({ units: item.links.length && 1 + item.links.length, chars: 0 }), pace)) {
     yield { stage: 'wikilinks', count: batch.length, write: (w) => w.wikilinks(batch, now) };
   }
   for await (const batch of batched(mapped(doc.annotations, (a) => ({ ...a, id: ids.item(a.id), targetId: ids.item(a.targetId) })), plain, pace)) {

@@ -1,9 +1,11 @@
 import { type AuditEntry, type AuditStamp, recordAudit } from '../audit/recorder.js';
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
 import { type RelationshipType, linkTypeParams } from '../nodes/link-types.js';
+import { namesOf } from '../nodes/names.js';
 import { NodeRepository } from '../nodes/repository.js';
 import type { TokenCounts } from '../nodes/token-count.js';
 import type { ContextNode } from '../nodes/schemas.js';
+import type { Wikilink } from '../nodes/wikilinks.js';
 
 type Row = Record<string, any>;
 export type RemarkLabel = 'Annotation' | 'Feedback';
@@ -105,9 +107,9 @@ export class TransferRepository {
     return row?.deleted ?? 0;
   }
 
-  /** Deletes at most `limit` of the workspace's unresolved wikilink targets that nothing waits for; how many. */
-  async deleteUnresolved(workspaceId: string, limit: number): Promise<number> {
-    const [row] = await this.graph.write<{ deleted: number }>('transfer/delete-unresolved', { workspaceId, limit });
+  /** Deletes at most `limit` of the workspace's wikilink names that nothing names or links to; how many. */
+  async deleteUnusedNames(workspaceId: string, limit: number): Promise<number> {
+    const [row] = await this.graph.write<{ deleted: number }>('transfer/delete-unused-names', { workspaceId, limit });
     return row?.deleted ?? 0;
   }
 }
@@ -124,17 +126,24 @@ export class TransferWriter {
     if (versions.length) await this.tx.run('transfer/create-versions', { workspaceId: this.workspaceId, versions });
   }
 
+  /** Creates nodes with their names, so that the wikilinks stage finds every node of the document by name. */
   async nodes(nodes: (ContextNode & TokenCounts)[]): Promise<void> {
     await this.nodeRepo.create(this.tx, this.workspaceId, nodes);
+    await this.nodeRepo.setNames(this.tx, this.workspaceId, nodes.map((node) => ({ nodeId: node.id, names: namesOf(node) })));
   }
 
   async links(links: { id: string; sourceType: string; sourceId: string; targetId: string; relType: RelationshipType; origin: string; createdAt: string }[]): Promise<void> {
     if (links.length) await this.tx.run('transfer/create-links', { workspaceId: this.workspaceId, links });
   }
 
-  /** Records the wikilinks of the nodes' contents that no node resolves (the links themselves come with the export). */
-  async wikilinks(items: { nodeId: string; wanted: { slug: string; linkId: string }[] }[], now: string): Promise<void> {
-    await this.nodeRepo.syncWikilinks(this.tx, this.workspaceId, items.filter((i) => i.wanted.length), now);
+  /**
+   * Records the wikilinks of the nodes' contents and resolves them: the links they resolve to came with the export
+   * and are kept (with their ids); one the document lacks, or that names another node now, is put right.
+   */
+  async wikilinks(items: { id: string; links: Wikilink[] }[], now: string): Promise<void> {
+    const linking = items.filter((i) => i.links.length);
+    await this.nodeRepo.setWikilinks(this.tx, this.workspaceId, linking.map((i) => ({ nodeId: i.id, links: i.links })));
+    await this.nodeRepo.resolveWikilinks(this.tx, this.workspaceId, linking.map((i) => i.id), now);
   }
 
   async remarks(label: RemarkLabel, remarks: Row[]): Promise<void> {

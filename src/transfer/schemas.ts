@@ -68,6 +68,9 @@ export const ExportNode = Strict({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   archivedAt: NullableTimestamp,
+  aliases: Type.Optional(nodeFields.aliases),
+  tags: Type.Optional(nodeFields.tags),
+  sourcePath: Type.Optional(nodeFields.sourcePath),
 }, { required: ['id', 'slug', 'title', 'description', 'content', 'nodeType', 'agentSummary', 'importance', 'readFirst', 'edgeCaseOnly', 'status', 'createdAt', 'updatedAt', 'archivedAt'] });
 
 export const ExportLink = Strict({

@@ -176,7 +176,8 @@ export class TransferService {
   private async undo(ws: string, importId: string, doc: ExportDoc, ids: ImportIds, written: Record<Stage, number>, wikilinks: Map<string, number>, pace: Pace): Promise<void> {
     try {
       for await (const batch of undoBatches(doc, ids, written, wikilinks, pace)) await this.repo.deleteImported(ws, batch.label, batch.ids);
-      if (written.wikilinks > 0) while ((await this.repo.deleteUnresolved(ws, maxBatchUnits)) > 0) await pace.step();
+      // Nodes leave their names behind, and wikilinks the names they wait on.
+      if (written.nodes > 0 || written.wikilinks > 0) while ((await this.repo.deleteUnusedNames(ws, maxBatchUnits)) > 0) await pace.step();
       await this.repo.release(ws, importId, this.now());
     } catch (err) {
       this.deps.logger.error({ err, workspaceId: ws, importId }, 'a failed workspace import could not be undone; the workspace keeps part of it');

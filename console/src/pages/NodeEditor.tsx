@@ -102,9 +102,39 @@ interface Fields {
   readFirst: boolean;
   edgeCaseOnly: boolean;
   content: string;
+  /** One alias a line (an alias may hold a comma). */
+  aliases: string;
+  /** Comma-separated. */
+  tags: string;
+  sourcePath: string;
 }
 
-const empty: Fields = { title: '', description: '', slug: '', nodeType: 'reference', importance: 50, readFirst: false, edgeCaseOnly: false, content: '' };
+const empty: Fields = { title: '', description: '', slug: '', nodeType: 'reference', importance: 50, readFirst: false, edgeCaseOnly: false, content: '', aliases: '', tags: '', sourcePath: '' };
+
+/** The aliases field as the list it stands for: one a line, trimmed, empty lines dropped. */
+const aliasList = (text: string) => text.split('\n').map((a) => a.trim()).filter(Boolean);
+/** The tags field as the list it stands for: comma-separated, trimmed, empty items dropped (the service drops a leading #). */
+const tagList = (text: string) => text.split(',').map((t) => t.trim()).filter(Boolean);
+const aliasText = (aliases: readonly string[]) => aliases.join('\n');
+const tagText = (tags: readonly string[]) => tags.join(', ');
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * "§ Heading, § ^block" after a wikilink's other end: the sections of the target its wikilinks name
+ * (on an incoming link, sections of this node: "→ § Heading").
+ */
+function Sections({ sections, incoming = false }: { sections: readonly string[]; incoming?: boolean }) {
+  if (sections.length === 0) return null;
+  return (
+    <>
+      {' '}
+      <span className="link-sections">
+        {incoming && '→ '}
+        {sections.map((s, i) => <span key={s} className="link-section">{i > 0 && ', '}§ {s}</span>)}
+      </span>
+    </>
+  );
+}
 
 export default function NodeEditor() {
   const { ws, id } = useParams<{ ws: string; id?: string }>();
@@ -113,7 +143,11 @@ export default function NodeEditor() {
   if (!isNew && node.isPending) return <Loading what="Loading the node" />;
   if (!isNew && node.error) return <ErrorNote error={node.error} />;
   const initial: Fields = node.data
-    ? { title: node.data.title, description: node.data.description, slug: node.data.slug, nodeType: node.data.nodeType, importance: node.data.importance, readFirst: node.data.readFirst, edgeCaseOnly: node.data.edgeCaseOnly, content: node.data.content }
+    ? {
+        title: node.data.title, description: node.data.description, slug: node.data.slug, nodeType: node.data.nodeType, importance: node.data.importance,
+        readFirst: node.data.readFirst, edgeCaseOnly: node.data.edgeCaseOnly, content: node.data.content,
+        aliases: aliasText(node.data.aliases), tags: tagText(node.data.tags), sourcePath: node.data.sourcePath ?? '',
+      }
     : empty;
   return <Form key={id ?? 'new'} ws={ws} id={id} initial={initial} node={node.data} />;
 }
@@ -124,13 +158,27 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
   const [, navigate] = useLocation();
   const queryClient = useQueryClient();
   const set = <K extends keyof Fields>(k: K, v: Fields[K]) => setFields((f) => ({ ...f, [k]: v }));
+  // What was last saved (or loaded) of the names fields: only changed ones are sent, since a change of
+  // aliases or source path moves wikilinks across the workspace.
+  const [stored, setStored] = useState(() => ({ aliases: aliasList(initial.aliases), tags: tagList(initial.tags), sourcePath: initial.sourcePath.trim() }));
   const save = useMutation({
     mutationFn: async () => {
       const body = { title: fields.title, description: fields.description, nodeType: fields.nodeType, importance: fields.importance, readFirst: fields.readFirst, edgeCaseOnly: fields.edgeCaseOnly, content: fields.content };
-      if (id) return clientFor(ws).nodes.update(id, body);
-      return clientFor(ws).nodes.create({ ...body, ...(fields.slug.trim() ? { slug: fields.slug.trim() } : {}) });
+      const aliases = aliasList(fields.aliases);
+      const tags = tagList(fields.tags);
+      const sourcePath = fields.sourcePath.trim();
+      const names = {
+        ...(sameList(aliases, stored.aliases) ? {} : { aliases }),
+        ...(sameList(tags, stored.tags) ? {} : { tags }),
+        ...(sourcePath === stored.sourcePath ? {} : { sourcePath: sourcePath || null }),
+      };
+      if (id) return clientFor(ws).nodes.update(id, { ...body, ...names });
+      return clientFor(ws).nodes.create({ ...body, ...names, ...(fields.slug.trim() ? { slug: fields.slug.trim() } : {}) });
     },
     onSuccess: (n) => {
+      // The service trims, normalises and drops duplicates: the fields show what it kept.
+      setStored({ aliases: n.aliases, tags: n.tags, sourcePath: n.sourcePath ?? '' });
+      setFields((f) => ({ ...f, aliases: aliasText(n.aliases), tags: tagText(n.tags), sourcePath: n.sourcePath ?? '' }));
       void queryClient.invalidateQueries({ queryKey: ['nodes', ws] });
       void queryClient.invalidateQueries({ queryKey: ['graph', ws] });
       void queryClient.invalidateQueries({ queryKey: ['node', ws, n.id] });
@@ -167,6 +215,26 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
             <label htmlFor="node-importance">Importance (0–100)</label>
             <input id="node-importance" type="number" min={0} max={100} value={fields.importance} onChange={(e) => set('importance', Number(e.target.value))} />
           </div>
+          <div>
+            <label htmlFor="node-aliases">Aliases</label>
+            <textarea id="node-aliases" rows={3} value={fields.aliases} onChange={(e) => set('aliases', e.target.value)} aria-describedby="aliases-help" />
+            <span id="aliases-help" className="muted small">One a line: other names wikilinks may call this node by, as [[alias]]. At most 50.</span>
+          </div>
+          <div>
+            <label htmlFor="node-tags">Tags</label>
+            <input id="node-tags" value={fields.tags} onChange={(e) => set('tags', e.target.value)} aria-describedby="tags-help" />
+            <span id="tags-help" className="muted small">Separated by commas, e.g. onboarding, billing. At most 100.</span>
+            {stored.tags.length > 0 && (
+              <ul className="tag-list" aria-label="Saved tags">
+                {stored.tags.map((t) => <li key={t}><Link href={`/nodes?tag=${encodeURIComponent(t)}`} className="tag"><span className="visually-hidden">Nodes tagged </span>#{t}</Link></li>)}
+              </ul>
+            )}
+          </div>
+          <div className="wide">
+            <label htmlFor="node-source-path">Source file</label>
+            <input id="node-source-path" value={fields.sourcePath} onChange={(e) => set('sourcePath', e.target.value)} aria-describedby="source-path-help" />
+            <span id="source-path-help" className="muted small">The file the node was imported from, relative to its folder (guides/First Week.md); a folder import sets it. Empty for none.</span>
+          </div>
           <div className="checks">
             <input id="node-read-first" type="checkbox" checked={fields.readFirst} onChange={(e) => set('readFirst', e.target.checked)} />
             <label htmlFor="node-read-first">Read first</label>
@@ -178,7 +246,7 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
           <div>
             <span className="label" id="content-label">Content</span>
             <MarkdownEditor ws={ws} initial={initial.content} onChange={(t) => set('content', t)} />
-            <span id="content-help" className="muted small">Markdown. Type [[ to link another node by its slug.</span>
+            <span id="content-help" className="muted small">Markdown. Type [[ to link another node by its slug; [[Name#Heading]] links to a section of it.</span>
           </div>
           <div>
             <span className="label">Preview</span>
@@ -196,7 +264,7 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
             <div>
               <h3>Outgoing</h3>
               <ul data-testid="outgoing-links">
-                {node.outgoingLinks.map((l) => <li key={l.id}><Link href={`/nodes/${l.targetId}`}>{l.title}</Link> <span className="muted small">{l.linkType} · {l.origin}</span></li>)}
+                {node.outgoingLinks.map((l) => <li key={l.id}><Link href={`/nodes/${l.targetId}`}>{l.title}</Link><Sections sections={l.sections} /> <span className="muted small">{l.linkType} · {l.origin}</span></li>)}
               </ul>
               {node.outgoingLinks.length === 0 && <p className="muted">None.</p>}
             </div>
@@ -205,7 +273,8 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
               <ul data-testid="incoming-links">
                 {node.incomingLinks.map((l) => (
                   <li key={l.id}>
-                    <Link href={l.sourceType === 'playbook' ? `/playbooks/${l.sourceId}` : `/nodes/${l.sourceId}`}>{l.title}</Link> <span className="muted small">{l.linkType} · {l.origin}</span>
+                    <Link href={l.sourceType === 'playbook' ? `/playbooks/${l.sourceId}` : `/nodes/${l.sourceId}`}>{l.title}</Link>
+                    <Sections sections={l.sections} incoming /> <span className="muted small">{l.linkType} · {l.origin}</span>
                   </li>
                 ))}
               </ul>

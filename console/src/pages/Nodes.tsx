@@ -1,11 +1,15 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import { Link, useParams } from 'wouter';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { clientFor } from '../api.ts';
 import { type NodeType, nodeTypes } from '../node-types.ts';
 import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
 
 type Status = 'live' | 'archived' | 'all';
+
+/** The node list's address for a tag filter (the filter lives in the address, so a tag's link can set it). */
+const tagHref = (tag: string) => (tag ? `/nodes?tag=${encodeURIComponent(tag)}` : '/nodes');
+const aliasesShown = 5;
 
 export function Nodes() {
   const { ws } = useParams<{ ws: string }>();
@@ -14,13 +18,28 @@ export function Nodes() {
   const [nodeType, setNodeType] = useState<NodeType | ''>('');
   const [status, setStatus] = useState<Status>('live');
   const [page, setPage] = useState(1);
+  const [, navigate] = useLocation();
+  const tag = new URLSearchParams(useSearch()).get('tag')?.trim() ?? '';
+  const [tagInput, setTagInput] = useState(tag);
+  // The tag the input last put in the address: an address change from elsewhere (a tag's link, back) refills the input.
+  const typedTag = useRef(tag);
+  useEffect(() => {
+    if (tag !== typedTag.current) { typedTag.current = tag; setTagInput(tag); }
+    setPage(1);
+  }, [tag]);
   // Search as the user types, once they pause.
   useEffect(() => {
     const t = setTimeout(() => { setQ(text.trim()); setPage(1); }, 250);
     return () => clearTimeout(t);
   }, [text]);
+  useEffect(() => {
+    const typed = tagInput.trim();
+    if (typed === typedTag.current) return;
+    const t = setTimeout(() => { typedTag.current = typed; navigate(tagHref(typed), { replace: true }); }, 250);
+    return () => clearTimeout(t);
+  }, [tagInput, navigate]);
   const limit = 25;
-  const query = { ...(q ? { q } : {}), ...(nodeType ? { nodeType } : {}), status, page, limit };
+  const query = { ...(q ? { q } : {}), ...(nodeType ? { nodeType } : {}), ...(tag ? { tag } : {}), status, page, limit };
   const list = useQuery({ queryKey: ['nodes', ws, query], queryFn: () => clientFor(ws).nodes.page(query), placeholderData: keepPreviousData });
   return (
     <>
@@ -41,6 +60,11 @@ export function Nodes() {
           </select>
         </div>
         <div>
+          <label htmlFor="node-tag">Tag</label>
+          <input id="node-tag" type="search" value={tagInput} onChange={(e) => setTagInput(e.target.value)} aria-describedby="node-tag-help" />
+          <span id="node-tag-help" className="visually-hidden">Only nodes with this tag; a row's tags filter the list too.</span>
+        </div>
+        <div>
           <label htmlFor="node-status">Status</label>
           <select id="node-status" value={status} onChange={(e) => { setStatus(e.target.value as Status); setPage(1); }}>
             <option value="live">live</option>
@@ -49,6 +73,12 @@ export function Nodes() {
           </select>
         </div>
       </form>
+      {tag && (
+        <p className="inline" data-testid="tag-filter">
+          <span>Only nodes tagged <strong>#{tag}</strong>.</span>
+          <Link href={tagHref('')}>Clear the tag filter</Link>
+        </p>
+      )}
       {list.isPending && <Loading what="Loading context nodes" />}
       <ErrorNote error={list.error} />
       {list.data && (
@@ -57,6 +87,7 @@ export function Nodes() {
             <thead>
               <tr>
                 <th scope="col">Title</th>
+                <th scope="col">Tags</th>
                 <th scope="col">Type</th>
                 <th scope="col">Importance</th>
                 <th scope="col">Status</th>
@@ -69,6 +100,25 @@ export function Nodes() {
                   <td>
                     <Link href={`/nodes/${n.id}`}>{n.title}</Link>
                     <div className="muted small">{n.slug}</div>
+                    {n.aliases.length > 0 && (
+                      <div className="muted small node-aliases">
+                        Also called {n.aliases.slice(0, aliasesShown).join(', ')}
+                        {n.aliases.length > aliasesShown && ` and ${n.aliases.length - aliasesShown} more`}
+                      </div>
+                    )}
+                  </td>
+                  <td>
+                    {n.tags.length > 0 && (
+                      <ul className="tag-list" aria-label={`Tags of ${n.title}`}>
+                        {n.tags.map((t) => (
+                          <li key={t}>
+                            <Link href={tagHref(t)} className="tag" aria-current={t.toLowerCase() === tag.replace(/^#/, '').toLowerCase() ? 'true' : undefined}>
+                              <span className="visually-hidden">Only nodes tagged </span>#{t}
+                            </Link>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
                   </td>
                   <td>{n.nodeType}</td>
                   <td>{n.importance}</td>

@@ -3,11 +3,11 @@
 // links. Read inside the import's write transaction, after the workspace's graph lock.
 // Params: $workspaceId, $slugs, $linkRelTypes (src/nodes/link-types.ts).
 // Columns: node (id, slug, title, description, content, nodeType, agentSummary, importance, readFirst,
-// edgeCaseOnly, status), links (list of {relType, targetSlug, origin}).
+// edgeCaseOnly, status, aliases, tags, sourcePath), links (list of {relType, targetSlug, origin}).
 UNWIND $slugs AS slug
 MATCH (n:ContextNode {workspaceId: $workspaceId, slug: slug})
 RETURN n {.id, .slug, .title, .description, .content, .nodeType, .agentSummary, .importance, .readFirst,
-          .edgeCaseOnly, .status} AS node,
+          .edgeCaseOnly, .status, .aliases, .tags, .sourcePath} AS node,
        COLLECT {
          MATCH (n)-[r]->(t:ContextNode)
          WHERE type(r) IN $linkRelTypes

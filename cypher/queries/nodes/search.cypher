@@ -1,13 +1,14 @@
-// One page of a full-text search over the workspace's context nodes (index context_node_text: title,
+// One page of a full-text search over the workspace's context nodes (index context_node_text: title, aliasText,
 // description, content, agentSummary; updated in the writing transaction, so a committed write is found).
 // Params: $query (a Lucene query built by the service from the user's words, special characters escaped),
-// $workspaceId, $nodeType (or null), $status ('live'|'archived'|'all'),
+// $workspaceId, $nodeType (or null), $tag (or null: a tag the node must have), $status ('live'|'archived'|'all'),
 // $sort ('relevance'|'updated_at'|'created_at'|'title'|'importance'), $order ('asc'|'desc'), $skip, $limit.
 // Columns: total, nodes (as nodes/list). Ties are broken by id in the direction of $order.
 CALL db.index.fulltext.queryNodes('context_node_text', $query) YIELD node AS n, score
 WITH n, score
 WHERE n.workspaceId = $workspaceId
   AND ($nodeType IS NULL OR n.nodeType = $nodeType) AND ($status = 'all' OR n.status = $status)
+  AND ($tag IS NULL OR any(t IN coalesce(n.tags, []) WHERE toLower(t) = $tag))
 WITH n, CASE $sort
           WHEN 'relevance' THEN score
           WHEN 'created_at' THEN n.createdAt
@@ -20,4 +21,4 @@ ORDER BY CASE WHEN $order = 'asc' THEN key END ASC, CASE WHEN $order = 'desc' TH
 WITH collect(n) AS matched
 RETURN size(matched) AS total,
        [n IN matched[$skip..($skip + $limit)] | n {.id, .slug, .title, .description, .content, .nodeType,
-         .agentSummary, .importance, .readFirst, .edgeCaseOnly, .status, .createdAt, .updatedAt, .archivedAt}] AS nodes
+         .agentSummary, .importance, .readFirst, .edgeCaseOnly, .status, .createdAt, .updatedAt, .archivedAt, .aliases, .tags, .sourcePath}] AS nodes

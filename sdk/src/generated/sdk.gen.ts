@@ -805,9 +805,9 @@ export const runReportUnreachedNodes = <ThrowOnError extends boolean = false>(op
 /**
  * Report: Unresolved wikilinks
  *
- * Each [[slug]] that no context node has yet, with the nodes whose content mentions it (they become links as soon as a node takes that slug).
+ * Each wikilink name that no context node has yet (by slug, file name, path, title or alias), with the nodes whose content mentions it (they become links as soon as a node takes that name).
  *
- * Columns: slug, mentions, mentionedByIds, mentionedBySlugs. Accept: text/csv gives CSV (lists as JSON).
+ * Columns: link, mentions, mentionedByIds, mentionedBySlugs. Accept: text/csv gives CSV (lists as JSON).
  */
 export const runReportUnresolvedWikilinks = <ThrowOnError extends boolean = false>(options: Options<RunReportUnresolvedWikilinksData, ThrowOnError>) => (options.client ?? client).get<RunReportUnresolvedWikilinksResponses, RunReportUnresolvedWikilinksErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

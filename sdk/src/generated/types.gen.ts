@@ -2824,6 +2824,10 @@ export type ListContextNodesData = {
          */
         nodeType?: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
         /**
+         * Only nodes with this tag (ignoring case and a leading #)
+         */
+        tag?: string;
+        /**
          * live (default), archived or all
          */
         status?: 'live' | 'archived' | 'all';
@@ -2844,7 +2848,7 @@ export type ListContextNodesData = {
         page?: number;
         limit?: number;
         /**
-         * Full-text search over title, description, content and agentSummary: every word must match, a word of letters and digits also as a prefix. Any text is accepted; special characters are plain text.
+         * Full-text search over title, aliases, description, content and agentSummary: every word must match, a word of letters and digits also as a prefix. Any text is accepted; special characters are plain text.
          */
         q?: string;
     };
@@ -2922,6 +2926,15 @@ export type ListContextNodesResponses = {
              */
             updatedAt: string;
             archivedAt: string | null;
+            /**
+             * Other names wikilinks may call the node by; empty when none
+             */
+            aliases: Array<string>;
+            /**
+             * Empty when none
+             */
+            tags: Array<string>;
+            sourcePath: string | null;
         }>;
         pagination: {
             page: number;
@@ -2942,7 +2955,7 @@ export type CreateContextNodeData = {
          */
         slug?: string;
         /**
-         * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
+         * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
          */
         content?: string;
         /**
@@ -2956,6 +2969,15 @@ export type CreateContextNodeData = {
         importance?: number;
         readFirst?: boolean;
         edgeCaseOnly?: boolean;
+        /**
+         * Other names wikilinks may call the node by ([[alias]]), 1 to 200 characters each, at most 50; trimmed and put in NFC, duplicates (ignoring case) dropped, order kept. Searchable.
+         */
+        aliases?: Array<string>;
+        /**
+         * Tags, without their # (a folder import takes front-matter tags and inline #tags), 1 to 100 characters each, at most 100; trimmed and put in NFC, a leading # dropped, duplicates (ignoring case) dropped, order kept. The node list filters by one (?tag=).
+         */
+        tags?: Array<string>;
+        sourcePath?: string | null;
     };
     headers?: {
         /**
@@ -3056,6 +3078,15 @@ export type CreateContextNodeResponses = {
         updatedAt: string;
         archivedAt: string | null;
         /**
+         * Other names wikilinks may call the node by; empty when none
+         */
+        aliases: Array<string>;
+        /**
+         * Empty when none
+         */
+        tags: Array<string>;
+        sourcePath: string | null;
+        /**
          * Links from this node, oldest first, with the target’s title and slug
          */
         outgoingLinks: Array<{
@@ -3075,6 +3106,10 @@ export type CreateContextNodeResponses = {
              * ISO 8601 UTC with milliseconds
              */
             createdAt: string;
+            /**
+             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
+             */
+            sections: Array<string>;
             /**
              * Title of the other end
              */
@@ -3105,6 +3140,10 @@ export type CreateContextNodeResponses = {
              */
             createdAt: string;
             /**
+             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
+             */
+            sections: Array<string>;
+            /**
              * Title of the other end
              */
             title: string;
@@ -3114,7 +3153,7 @@ export type CreateContextNodeResponses = {
             slug: string;
         }>;
         /**
-         * Slugs of wikilinks in the content that no node of the workspace has yet
+         * Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted
          */
         unresolvedLinks: Array<string>;
     };
@@ -3135,7 +3174,7 @@ export type ImportContextNodesData = {
              */
             slug: string;
             /**
-             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
+             * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
              */
             content?: string;
             /**
@@ -3149,6 +3188,15 @@ export type ImportContextNodesData = {
             importance?: number;
             readFirst?: boolean;
             edgeCaseOnly?: boolean;
+            /**
+             * Other names wikilinks may call the node by ([[alias]]), 1 to 200 characters each, at most 50; trimmed and put in NFC, duplicates (ignoring case) dropped, order kept. Searchable.
+             */
+            aliases?: Array<string>;
+            /**
+             * Tags, without their # (a folder import takes front-matter tags and inline #tags), 1 to 100 characters each, at most 100; trimmed and put in NFC, a leading # dropped, duplicates (ignoring case) dropped, order kept. The node list filters by one (?tag=).
+             */
+            tags?: Array<string>;
+            sourcePath?: string | null;
             /**
              * The node’s manual links to other context nodes, all of them: links made by hand that are not listed are removed (wikilinks in content are synced apart). Omitted: manual links are left as they are.
              */
@@ -3259,7 +3307,7 @@ export type ImportContextNodesResponses = {
             outcome: 'created' | 'updated' | 'unchanged' | 'error';
             id: string | null;
             /**
-             * Slugs its wikilinks and links name that no node has (typed links to them are not stored; wikilinks wait for their target)
+             * What its wikilinks name (as written) and the slugs its links name that no node has, sorted (typed links to them are not stored; wikilinks wait for their target)
              */
             unresolvedLinks: Array<string>;
             error: {
@@ -3421,6 +3469,15 @@ export type GetContextNodeResponses = {
         updatedAt: string;
         archivedAt: string | null;
         /**
+         * Other names wikilinks may call the node by; empty when none
+         */
+        aliases: Array<string>;
+        /**
+         * Empty when none
+         */
+        tags: Array<string>;
+        sourcePath: string | null;
+        /**
          * Links from this node, oldest first, with the target’s title and slug
          */
         outgoingLinks: Array<{
@@ -3440,6 +3497,10 @@ export type GetContextNodeResponses = {
              * ISO 8601 UTC with milliseconds
              */
             createdAt: string;
+            /**
+             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
+             */
+            sections: Array<string>;
             /**
              * Title of the other end
              */
@@ -3470,6 +3531,10 @@ export type GetContextNodeResponses = {
              */
             createdAt: string;
             /**
+             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
+             */
+            sections: Array<string>;
+            /**
              * Title of the other end
              */
             title: string;
@@ -3479,7 +3544,7 @@ export type GetContextNodeResponses = {
             slug: string;
         }>;
         /**
-         * Slugs of wikilinks in the content that no node of the workspace has yet
+         * Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted
          */
         unresolvedLinks: Array<string>;
     };
@@ -3496,7 +3561,7 @@ export type UpdateContextNodeData = {
          */
         slug?: string;
         /**
-         * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
+         * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
          */
         content?: string;
         /**
@@ -3510,6 +3575,15 @@ export type UpdateContextNodeData = {
         importance?: number;
         readFirst?: boolean;
         edgeCaseOnly?: boolean;
+        /**
+         * Other names wikilinks may call the node by ([[alias]]), 1 to 200 characters each, at most 50; trimmed and put in NFC, duplicates (ignoring case) dropped, order kept. Searchable.
+         */
+        aliases?: Array<string>;
+        /**
+         * Tags, without their # (a folder import takes front-matter tags and inline #tags), 1 to 100 characters each, at most 100; trimmed and put in NFC, a leading # dropped, duplicates (ignoring case) dropped, order kept. The node list filters by one (?tag=).
+         */
+        tags?: Array<string>;
+        sourcePath?: string | null;
     };
     path: {
         /**
@@ -3604,6 +3678,15 @@ export type UpdateContextNodeResponses = {
         updatedAt: string;
         archivedAt: string | null;
         /**
+         * Other names wikilinks may call the node by; empty when none
+         */
+        aliases: Array<string>;
+        /**
+         * Empty when none
+         */
+        tags: Array<string>;
+        sourcePath: string | null;
+        /**
          * Links from this node, oldest first, with the target’s title and slug
          */
         outgoingLinks: Array<{
@@ -3623,6 +3706,10 @@ export type UpdateContextNodeResponses = {
              * ISO 8601 UTC with milliseconds
              */
             createdAt: string;
+            /**
+             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
+             */
+            sections: Array<string>;
             /**
              * Title of the other end
              */
@@ -3653,6 +3740,10 @@ export type UpdateContextNodeResponses = {
              */
             createdAt: string;
             /**
+             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
+             */
+            sections: Array<string>;
+            /**
              * Title of the other end
              */
             title: string;
@@ -3662,7 +3753,7 @@ export type UpdateContextNodeResponses = {
             slug: string;
         }>;
         /**
-         * Slugs of wikilinks in the content that no node of the workspace has yet
+         * Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted
          */
         unresolvedLinks: Array<string>;
     };
@@ -3767,6 +3858,15 @@ export type RestoreContextNodeResponses = {
         updatedAt: string;
         archivedAt: string | null;
         /**
+         * Other names wikilinks may call the node by; empty when none
+         */
+        aliases: Array<string>;
+        /**
+         * Empty when none
+         */
+        tags: Array<string>;
+        sourcePath: string | null;
+        /**
          * Links from this node, oldest first, with the target’s title and slug
          */
         outgoingLinks: Array<{
@@ -3786,6 +3886,10 @@ export type RestoreContextNodeResponses = {
              * ISO 8601 UTC with milliseconds
              */
             createdAt: string;
+            /**
+             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
+             */
+            sections: Array<string>;
             /**
              * Title of the other end
              */
@@ -3816,6 +3920,10 @@ export type RestoreContextNodeResponses = {
              */
             createdAt: string;
             /**
+             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
+             */
+            sections: Array<string>;
+            /**
              * Title of the other end
              */
             title: string;
@@ -3825,7 +3933,7 @@ export type RestoreContextNodeResponses = {
             slug: string;
         }>;
         /**
-         * Slugs of wikilinks in the content that no node of the workspace has yet
+         * Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted
          */
         unresolvedLinks: Array<string>;
     };
@@ -4456,6 +4564,10 @@ export type GetBundleResponses = {
             sourceId: string;
             targetId: string;
             linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+            /**
+             * For a wikilink [[Name#Heading]]: the sections of the target it names; else empty
+             */
+            sections: Array<string>;
         }>;
     };
 };
@@ -6204,7 +6316,7 @@ export type RunReportUnresolvedWikilinksData = {
     };
     query?: {
         /**
-         * the most slugs to list, the most mentioned first
+         * the most names to list, the most mentioned first
          */
         limit?: number;
     };
@@ -6409,7 +6521,7 @@ export type ExportWorkspaceResponses = {
             title: string;
             description: string;
             /**
-             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
+             * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
              */
             content?: string;
             /**
@@ -6433,6 +6545,15 @@ export type ExportWorkspaceResponses = {
              */
             updatedAt: string;
             archivedAt: string | null;
+            /**
+             * Other names wikilinks may call the node by ([[alias]]), 1 to 200 characters each, at most 50; trimmed and put in NFC, duplicates (ignoring case) dropped, order kept. Searchable.
+             */
+            aliases?: Array<string>;
+            /**
+             * Tags, without their # (a folder import takes front-matter tags and inline #tags), 1 to 100 characters each, at most 100; trimmed and put in NFC, a leading # dropped, duplicates (ignoring case) dropped, order kept. The node list filters by one (?tag=).
+             */
+            tags?: Array<string>;
+            sourcePath?: string | null;
         }>;
         /**
          * Every link from a playbook or a node to a node, oldest first
@@ -6640,7 +6761,7 @@ export type ImportWorkspaceData = {
             title: string;
             description: string;
             /**
-             * Markdown. Each [[slug]], [[slug|label]] or [[slug#heading]] outside code spans and fenced code blocks becomes a references link (origin wikilink) to the node of this workspace with that slug, or an unresolved link until such a node exists. The slug inside the brackets is trimmed, put in Unicode NFC and lowercased ([[日本語のノート]], [[Brand-Voice]]); text that is not a slug is not a link. At most 1000 distinct slugs.
+             * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
              */
             content?: string;
             /**
@@ -6664,6 +6785,15 @@ export type ImportWorkspaceData = {
              */
             updatedAt: string;
             archivedAt: string | null;
+            /**
+             * Other names wikilinks may call the node by ([[alias]]), 1 to 200 characters each, at most 50; trimmed and put in NFC, duplicates (ignoring case) dropped, order kept. Searchable.
+             */
+            aliases?: Array<string>;
+            /**
+             * Tags, without their # (a folder import takes front-matter tags and inline #tags), 1 to 100 characters each, at most 100; trimmed and put in NFC, a leading # dropped, duplicates (ignoring case) dropped, order kept. The node list filters by one (?tag=).
+             */
+            tags?: Array<string>;
+            sourcePath?: string | null;
         }>;
         /**
          * Every link from a playbook or a node to a node, oldest first
