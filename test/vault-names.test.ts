@@ -91,7 +91,10 @@ describe('a markdown file as people write it', () => {
     ].join('\n');
     const file = parseMarkdownFile('fr/Réglages.md', text);
     expect(file.error).to.equal(undefined);
-    expect(file.item).to.deep.equal({ slug: 'fr-reglages', title: 'Réglages', description: 'What can be set.', content: '# Réglages\n\nWhat can be set.', links: [] });
+    expect(file.item).to.deep.equal({
+      slug: 'fr-reglages', title: 'Réglages', description: 'What can be set.', content: '# Réglages\n\nWhat can be set.', links: [],
+      sourcePath: 'fr/Réglages.md', aliases: ['Réglages'], tags: ['a', 'b'],
+    });
   });
 
   it('refuses a known key with a value of the wrong type, saying which and what it got', () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, problem, request } from './support/api.js';
 import { env } from './support/harness.js';
+import { callOk, mcpClient } from './support/mcp.js';
 import { createNode, getNode, updateNode } from './support/nodes.js';
 import { useVaults } from './support/vault.js';
 import { importFolder } from '../src/shell/import-folder.js';
@@ -130,6 +131,19 @@ describe('wikilinks name nodes as Obsidian names notes', () => {
     expect(await env.service.services.nodes.backfillNames()).to.be.at.least(2);
     expect(await targetsOf(ws, source.id)).to.deep.equal(['Old target']);
     expect((await getNode(ws, source.id)).unresolvedLinks).to.deep.equal(['Nobody']);
+  });
+
+  it('an agent asks MCP for a node by any name a wikilink would use for it', async () => {
+    const node = await createNode(ws, { title: 'Internal links', aliases: ['Wikilinks'], sourcePath: 'Linking/Internal links.md' });
+    const client = await mcpClient(ws);
+    try {
+      for (const name of [node.id, node.slug, 'internal links', 'Linking/Internal links', '[[Wikilinks]]', 'Internal links#Headings']) {
+        expect(await callOk(client, 'get_node', { node: name }), name).to.include({ id: node.id, title: 'Internal links' });
+      }
+      expect(await callOk(client, 'follow_links', { node: 'wikilinks' })).to.have.nested.property('node.id', node.id);
+    } finally {
+      await client.close();
+    }
   });
 
   it('a node whose own name its content uses does not link to itself', async () => {

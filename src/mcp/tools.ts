@@ -58,7 +58,11 @@ function without<T extends TObject>(schema: T, ...names: string[]): Record<strin
 }
 
 const PlaybookRef = Type.String({ minLength: 1, maxLength: 200, description: 'The playbook’s id (pb_…) or its slug' });
-const NodeRef = Type.String({ minLength: 1, maxLength: 200, description: 'The context node’s id (cn_…) or its slug' });
+const NodeRef = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: 'The context node’s id (cn_…), or a name as a [[wikilink]] in content gives it: its slug, file name, path, title or an alias',
+});
 
 const BundleInput = Strict({ playbook: PlaybookRef, ...without(BundleQuery, 'playbookId') }, { required: ['playbook'] });
 const ManifestInput = Strict({ playbook: PlaybookRef, ...without(ManifestQuery, 'playbookId') }, { required: ['playbook'] });
@@ -174,7 +178,7 @@ export const tools: Tool[] = [
   {
     name: 'search_context',
     title: 'Search context nodes',
-    description: 'Full-text search over the live context nodes’ title, description, content and agent summary; best match first.',
+    description: 'Full-text search over the live context nodes’ title, aliases, description, content and agent summary; best match first.',
     input: SearchInput,
     output: SearchOutput,
     readOnly: true,

@@ -58,8 +58,9 @@ export class NodeRepository {
     await this.graph.write('nodes/set-token-counts', { rows });
   }
 
-  async idBySlug(workspaceId: string, slug: string): Promise<string | undefined> {
-    const [row] = await this.graph.read<{ id: string }>('nodes/id-by-slug', { workspaceId, slug });
+  /** The node a wikilink with this name key resolves to. */
+  async idByName(workspaceId: string, key: string): Promise<string | undefined> {
+    const [row] = await this.graph.read<{ id: string }>('nodes/id-by-name', { workspaceId, key });
     return row?.id;
   }
 

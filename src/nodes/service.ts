@@ -12,7 +12,7 @@ import { normaliseNodeFields, normaliseTags } from './node-fields.js';
 import { type ListFilter, NodeRepository } from './repository.js';
 import type { ContextNode, CreateNodeInput, Link, ListNodesQuery, NodeDetail, NodeStatus, SourceType, UpdateNodeInput } from './schemas.js';
 import { syncWikilinks } from './wikilink-sync.js';
-import { maxWikilinkTargets, parseWikilinks } from './wikilinks.js';
+import { maxWikilinkTargets, nameKey, parseWikilinks, wikilinkTarget } from './wikilinks.js';
 
 export interface NodePage {
   nodes: ContextNode[];
@@ -110,10 +110,15 @@ export class NodeService {
     }
   }
 
-  /** The id of a context node named by id or slug (ids carry an underscore, which no slug has); 404 for an unknown slug. */
-  async idOf(caller: Caller, idOrSlug: string): Promise<string> {
-    if (idOrSlug.includes('_')) return idOrSlug;
-    const id = await this.repo.idBySlug(caller.workspaceId, idOrSlug);
+  /**
+   * The id of a context node given by its id (cn_…) or by a name, as a wikilink names it (slug, file name, path,
+   * title or alias; `[[…]]` around it is allowed): what agents read in content is what they can ask for. 404 when
+   * nothing has the name.
+   */
+  async idOf(caller: Caller, idOrName: string): Promise<string> {
+    if (idOrName.startsWith('cn_')) return idOrName;
+    const target = wikilinkTarget(idOrName.trim().replace(/^!?\[\[(.*)\]\]$/, '$1'));
+    const id = target && (await this.repo.idByName(caller.workspaceId, nameKey(target.name)));
     if (!id) throw notFound('Context node');
     return id;
   }

@@ -86,7 +86,20 @@ export function scanVault(dir: string, pinned: ReadonlyMap<string, string> = new
     const slug = pinned.get(f.path.normalize('NFC'));
     return slug === undefined || f.explicitSlug ? f : { ...f, slug, pinnedSlug: true };
   });
-  return linkTargetsToSlugs(uniqueSlugs(withPins));
+  return linkTargetsToSlugs(stillRenamed(uniqueSlugs(withPins)));
+}
+
+/**
+ * A file that keeps its node's numbered slug is still reported as renamed, so that every import of a folder says
+ * the same: the slug its path gives, and the file (or node) that has it.
+ */
+function stillRenamed(files: ScannedFile[]): ScannedFile[] {
+  const holder = new Map(files.map((f) => [f.slug, f.path]));
+  return files.map((f) => {
+    const insteadOf = slugOfPath(f.path);
+    if (!f.pinnedSlug || f.explicitSlug || f.renamed || f.slug === insteadOf) return f;
+    return { ...f, renamed: { insteadOf, keptBy: holder.get(insteadOf) ?? 'a node of the workspace' } };
+  });
 }
 
 /** What a file can be named by before its body is read: its slug, path, file name, front-matter title and aliases. */
