@@ -53,18 +53,18 @@ describe('MCP over Streamable HTTP', function () {
   // The first calls plan the retrieval statements on a loaded machine.
   this.timeout(120_000);
 
-  it('lists the nine tools, each with input and output schemas and read-only/destructive hints', async () => {
+  it('lists the ten tools, each with input and output schemas and read-only/destructive hints', async () => {
     const g = await graph();
     const client = await mcpClient(g.workspace);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).to.have.members([
-      'list_playbooks', 'get_bundle', 'get_manifest', 'get_node', 'follow_links', 'search_context', 'get_updates', 'annotate', 'give_feedback',
+      'list_playbooks', 'get_bundle', 'get_manifest', 'get_node', 'follow_links', 'search_context', 'get_updates', 'annotate', 'set_node_names', 'give_feedback',
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).to.equal('object');
       expect(tool.outputSchema?.type, tool.name).to.equal('object');
-      expect(tool.annotations?.destructiveHint, tool.name).to.equal(false);
-      expect(tool.annotations?.readOnlyHint, tool.name).to.equal(!['annotate', 'give_feedback'].includes(tool.name));
+      expect(tool.annotations?.destructiveHint, tool.name).to.equal(tool.name === 'set_node_names');
+      expect(tool.annotations?.readOnlyHint, tool.name).to.equal(!['annotate', 'set_node_names', 'give_feedback'].includes(tool.name));
     }
     await client.close();
   });
@@ -265,7 +265,7 @@ describe('MCP over stdio (playbooks-mcp)', function () {
     // A line on stdout that is not JSON-RPC would fail the connection or a call below.
     await client.connect(transport);
     const { tools } = await client.listTools();
-    expect(tools).to.have.length(9);
+    expect(tools).to.have.length(10);
     const before = await usage(w);
     const bundle = await callOk(client, 'get_bundle', { playbook: g.playbookId });
     expect(bundle.nodes.map((n: any) => n.id)).to.deep.equal([g.id.guide, g.id.detail]);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { type TestWorkspace, createWorkspace, problem, request } from './support/api.js';
+import { type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
 import { env } from './support/harness.js';
-import { callOk, mcpClient } from './support/mcp.js';
+import { callError, callOk, mcpClient } from './support/mcp.js';
 import { createNode, getNode, updateNode } from './support/nodes.js';
 import { useVaults } from './support/vault.js';
 import { importFolder } from '../src/shell/import-folder.js';
@@ -144,6 +144,29 @@ describe('wikilinks name nodes as Obsidian names notes', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('an editor’s agent sets a node’s aliases and tags through MCP, and links waiting for the alias resolve; a viewer may not', async () => {
+    const node = await createNode(ws, { title: 'Command palette' });
+    const source = await createNode(ws, { content: 'Press [[cmd-k]].' });
+    const client = await mcpClient(ws);
+    try {
+      const named = await callOk(client, 'set_node_names', { node: 'command palette', aliases: ['cmd-k'], tags: ['#ui'] });
+      expect(named).to.include({ id: node.id });
+      expect(named.aliases).to.deep.equal(['cmd-k']);
+      expect(named.tags).to.deep.equal(['ui']);
+    } finally {
+      await client.close();
+    }
+    expect(await targetsOf(ws, source.id)).to.deep.equal(['Command palette']);
+    const viewer = await mcpClient(ws, (await addMember(ws, 'viewer')).key);
+    try {
+      expect((await callError(viewer, 'set_node_names', { node: node.id, aliases: [] })).code).to.equal('insufficient_role');
+      expect((await callError(viewer, 'set_node_names', { node: node.id })).code).to.equal('invalid_request');
+    } finally {
+      await viewer.close();
+    }
+    expect((await getNode(ws, node.id)).aliases).to.deep.equal(['cmd-k']);
   });
 
   it('a node whose own name its content uses does not link to itself', async () => {

@@ -29,7 +29,7 @@ export const toolList: McpTool[] = tools.map((tool) => ({
   description: tool.description,
   inputSchema: plain(tool.input),
   outputSchema: plain(tool.output),
-  annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
+  annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.replaces ?? false, idempotentHint: tool.readOnly || (tool.replaces ?? false), openWorldHint: false },
 }));
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));

@@ -1,14 +1,15 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { AnnotationService } from '../annotations/service.js';
 import { AnnotationSchema, CreateBody as AnnotateInput } from '../annotations/schemas.js';
-import type { Caller } from '../auth/caller.js';
+import { type Caller, roleAtLeast } from '../auth/caller.js';
+import { AppError } from '../errors.js';
 import type { FeedbackService } from '../feedback/service.js';
 import { CreateBody as FeedbackInput, FeedbackSchema } from '../feedback/schemas.js';
 import type { RequestGate } from '../gate/gate.js';
 import { Pagination, Strict } from '../http/common-schemas.js';
 import type { ResponseCache } from '../http/response-cache.js';
 import { validatePart } from '../http/validation.js';
-import { ListQuery as NodeListQuery, NodeDetailSchema, NodeSchema } from '../nodes/schemas.js';
+import { CreateBody as NodeCreateBody, ListQuery as NodeListQuery, NodeDetailSchema, NodeSchema } from '../nodes/schemas.js';
 import type { NodeService } from '../nodes/service.js';
 import { ListQuery as PlaybookListQuery, PlaybookListSchema } from '../playbooks/schemas.js';
 import type { PlaybookService } from '../playbooks/service.js';
@@ -47,6 +48,8 @@ export interface Tool {
   input: TObject;
   output: TObject;
   readOnly: boolean;
+  /** A write that replaces what was there (so it may remove something), and gives the same state when repeated. */
+  replaces?: boolean;
   run(s: ToolServices, call: ToolCall, args: any): Promise<ToolAnswer>;
 }
 
@@ -67,6 +70,10 @@ const NodeRef = Type.String({
 const BundleInput = Strict({ playbook: PlaybookRef, ...without(BundleQuery, 'playbookId') }, { required: ['playbook'] });
 const ManifestInput = Strict({ playbook: PlaybookRef, ...without(ManifestQuery, 'playbookId') }, { required: ['playbook'] });
 const NodeInput = Strict({ node: NodeRef }, { required: ['node'] });
+const NodeNamesInput = Strict(
+  { node: NodeRef, aliases: NodeCreateBody.properties.aliases, tags: NodeCreateBody.properties.tags },
+  { required: ['node'], minProperties: 2 },
+);
 const FollowInput = Strict({ node: NodeRef, ...FollowQuery.properties }, { required: ['node'] });
 const SearchInput = Strict(
   { q: { ...NodeListQuery.properties.q, minLength: 1 }, nodeType: NodeListQuery.properties.nodeType, page: NodeListQuery.properties.page, limit: NodeListQuery.properties.limit },
@@ -204,6 +211,20 @@ export const tools: Tool[] = [
     output: AnnotationSchema,
     readOnly: false,
     run: async (s, { caller }, args) => answer(await s.annotations.create(caller, valid(AnnotateInput, args))),
+  },
+  {
+    name: 'set_node_names',
+    title: 'Set a context node’s aliases and tags',
+    description: 'Replace the aliases (other names [[wikilinks]] may call the node by) and/or the tags of a context node; needs the editor role. Wikilinks waiting for a new alias resolve at once.',
+    input: NodeNamesInput,
+    output: NodeDetailSchema,
+    readOnly: false,
+    replaces: true,
+    run: async (s, { caller }, args) => {
+      const { node, ...changes } = valid<{ node: string; aliases?: string[]; tags?: string[] }>(NodeNamesInput, args);
+      if (!roleAtLeast(caller.role, 'editor')) throw new AppError('insufficient_role', `This needs the editor role or higher; the caller is ${caller.role}`);
+      return answer(await s.nodes.update(caller, await s.nodes.idOf(caller, node), changes));
+    },
   },
   {
     name: 'give_feedback',
