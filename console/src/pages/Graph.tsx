@@ -2,10 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import Graph from 'graphology';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import Sigma from 'sigma';
+import { EdgeLineProgram } from 'sigma/rendering';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { clientFor } from '../api.ts';
 import { linkTypes } from '../node-types.ts';
 import { type GraphModel, getGraph } from '../calls.ts';
+import type { LayoutFrame, LayoutMessage } from '../layout.worker.ts';
 import { ErrorNote, Loading, PageTitle } from '../ui.tsx';
 
 const typeColours: Record<string, string> = {
@@ -31,37 +33,110 @@ declare global {
     __consoleGraph?: Graph;
     /** ms from navigation start to the graph being interactive, per render. */
     __consoleGraphReadyMs?: number;
+    /** What the graph view draws: where a node is on the page, which labels are shown (for tests). */
+    __consoleGraphView?: GraphViewProbe;
   }
 }
 
-/** A graphology graph from the API's model: node colour by type, size by importance, links styled by type. */
+export interface GraphViewProbe {
+  /** A node's centre in page coordinates and its radius in pixels, or null when it is not drawn. */
+  node(id: string): { x: number; y: number; radius: number } | null;
+  /** The labels the last frame drew, in drawing order: the node and the label's box within the graph's area. */
+  labels(): { id: string; left: number; top: number; width: number; height: number }[];
+  /** The node whose label the pointer shows, if any. */
+  hoverLabel(): string | null;
+}
+
+/** A #rrggbb colour 70% of the way to white. */
+const paler = (hex: string) => `#${[1, 3, 5].map((i) => Math.round(parseInt(hex.slice(i, i + 2), 16) * 0.3 + 255 * 0.7).toString(16).padStart(2, '0')).join('')}`;
+
+/** Node radius in pixels by degree (links in and out): a square-root scale over a floor, smaller on big graphs. */
+function radiusScale(order: number): (degree: number) => number {
+  const base = order > 2000 ? 1.5 : order > 300 ? 2.5 : order > 50 ? 3.5 : 5;
+  const max = order > 2000 ? 10 : order > 300 ? 12 : order > 50 ? 14 : 20;
+  return (degree) => Math.min(max, base + Math.sqrt(degree) * base * 0.8);
+}
+
+/** How many nodes are hubs (labelled without hovering): every node of a small graph, else the top ~5% by degree, at most 40. */
+const hubCount = (order: number) => (order <= 40 ? order : Math.min(40, Math.max(8, Math.ceil(order * 0.05))));
+
+/**
+ * A graphology graph from the API's model: node colour by type, radius by degree, hubs labelled, links styled by
+ * type (thin lines on big graphs). Positions are a placeholder until the layout worker's first frame.
+ */
 function toGraph(model: GraphModel): Graph {
   const graph = new Graph({ multi: true, type: 'directed', allowSelfLoops: true });
   const n = model.nodes.length;
+  const degree = new Map<string, number>(model.nodes.map((node) => [node.id, 0]));
+  for (const link of model.links) {
+    if (link.from === link.to || !degree.has(link.from) || !degree.has(link.to)) continue;
+    degree.set(link.from, degree.get(link.from)! + 1);
+    degree.set(link.to, degree.get(link.to)! + 1);
+  }
+  // Hubs: most links first, then playbooks, then importance.
+  const ranked = model.nodes
+    .filter((node) => n <= 40 || degree.get(node.id)! >= 2)
+    .sort((a, b) => degree.get(b.id)! - degree.get(a.id)! || Number(b.kind === 'playbook') - Number(a.kind === 'playbook') || (b.importance ?? 50) - (a.importance ?? 50));
+  const hubs = new Map(ranked.slice(0, hubCount(n)).map((node, i) => [node.id, i]));
+  const radius = radiusScale(n);
   model.nodes.forEach((node, i) => {
-    // A first layout on a spiral, refined by ForceAtlas2 in a worker once the graph is on screen.
     const angle = i * 2.399963;
-    const radius = Math.sqrt(i + 1) * 10;
+    const nodeType = node.kind === 'playbook' ? 'playbook' : (node.nodeType ?? 'reference');
+    const d = degree.get(node.id)!;
+    const hubRank = hubs.get(node.id);
     graph.addNode(node.id, {
-      x: Math.cos(angle) * radius,
-      y: Math.sin(angle) * radius,
+      x: Math.cos(angle) * Math.sqrt(i + 1),
+      y: Math.sin(angle) * Math.sqrt(i + 1),
       label: node.title,
       kind: node.kind,
       slug: node.slug,
-      nodeType: node.kind === 'playbook' ? 'playbook' : (node.nodeType ?? 'reference'),
+      nodeType,
       status: node.status,
       importance: node.importance ?? 50,
-      size: node.kind === 'playbook' ? 10 : 3 + ((node.importance ?? 50) / 100) * (n > 500 ? 7 : 12),
-      color: typeColours[node.kind === 'playbook' ? 'playbook' : (node.nodeType ?? 'reference')] ?? '#555555',
+      degree: d,
+      hub: hubRank !== undefined,
+      // Hub labels are drawn first by rank: the more links, the sooner.
+      labelPriority: hubRank === undefined ? 0 : 2 + (hubs.size - hubRank) / (hubs.size + 1),
+      forceLabel: hubRank !== undefined,
+      size: node.kind === 'playbook' ? Math.max(radius(d), radius(4)) : radius(d),
+      zIndex: hubRank === undefined ? 0 : 1,
+      color: typeColours[nodeType] ?? '#555555',
     });
   });
+  const dense = model.links.length > 3000;
   for (const link of model.links) {
     if (!graph.hasNode(link.from) || !graph.hasNode(link.to)) continue;
     const style = linkStyles[link.type] ?? linkStyles.references;
-    graph.addDirectedEdgeWithKey(link.id, link.from, link.to, { linkType: link.type, color: style.color, size: style.size, type: style.type });
+    graph.addDirectedEdgeWithKey(link.id, link.from, link.to, {
+      linkType: link.type,
+      // Thousands of arrowheads are noise: big graphs get hairlines in paler colours, so clusters and hubs show
+      // through (opaque: sigma's canvases do not blend translucent colours with the page).
+      color: dense ? paler(style.color) : style.color,
+      size: dense ? 1 : style.size,
+      type: dense ? 'hairline' : style.type,
+    });
   }
   return graph;
 }
+
+const labelFont = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const labelSize = 12;
+const clip = (text: string) => (text.length > 48 ? `${text.slice(0, 47)}…` : text);
+
+interface Box { left: number; top: number; width: number; height: number }
+
+/** A label's box beside its node: on the right, else on the left, kept inside the viewport. */
+function labelBox(x: number, y: number, radius: number, width: number, view: { width: number; height: number }, side: 'right' | 'left'): Box {
+  const height = labelSize + 4;
+  let left = side === 'right' ? x + radius + 4 : x - radius - 4 - width;
+  if (side === 'right' && left + width > view.width - 4) left = x - radius - 4 - width;
+  if (side === 'left' && left < 4) left = x + radius + 4;
+  left = Math.min(Math.max(4, left), Math.max(4, view.width - 4 - width));
+  const top = Math.min(Math.max(2, y - height / 2), Math.max(2, view.height - 2 - height));
+  return { left, top, width, height };
+}
+
+const overlaps = (a: Box, b: Box) => a.left < b.left + b.width + 3 && b.left < a.left + a.width + 3 && a.top < b.top + b.height + 1 && b.top < a.top + a.height + 1;
 
 interface Bundled {
   rank: number;
@@ -71,70 +146,259 @@ interface Bundled {
   score: number;
 }
 
-function GraphView({ model, hiddenTypes, bundle, onOpen }: { model: GraphModel; hiddenTypes: Set<string>; bundle: Bundled[] | null; onOpen: (id: string, kind: string) => void }) {
+interface PendingLabel { key: string; text: string; x: number; y: number; radius: number; priority: number; bold: boolean }
+
+/** A layout worker started while the graph is fetched (loading its script takes a while), for the next graph view. */
+let spareWorker: Worker | null = null;
+const startLayoutWorker = () => new Worker(new URL('../layout.worker.ts', import.meta.url), { type: 'module' });
+function prestartLayoutWorker(): void {
+  try {
+    spareWorker ??= startLayoutWorker();
+  } catch {
+    // The view starts its own, and falls back to drawing without a layout if that fails too.
+  }
+}
+function takeLayoutWorker(): Worker {
+  const worker = spareWorker ?? startLayoutWorker();
+  spareWorker = null;
+  return worker;
+}
+
+interface ViewRefs {
+  hidden: { current: Set<string> };
+  ranks: { current: Map<string, number> };
+  marked: { current: Set<string> };
+  open: { current: (id: string, kind: string) => void };
+}
+
+/**
+ * Sigma on the graph, drawing its first frame. Labels are gathered while sigma renders, then drawn by priority
+ * (selected and bundle nodes, hubs, the rest only when zoomed in), each inside the viewport and none over another.
+ */
+function createRenderer(graph: Graph, el: HTMLElement, refs: ViewRefs): Sigma {
+  let pending: PendingLabel[] = [];
+  let drawn: ({ id: string } & Box)[] = [];
+  let hoverLabel: string | null = null;
+  let pointerOn: string | null = null;
+  /** Boxes of the highlighted (bundle) nodes' labels in this frame: other labels keep clear of them. */
+  let highlighted = new Map<string, Box>();
+  // Sigma draws a first frame inside its constructor, before `renderer` is set.
+  let ratio = () => 1;
+  let view = () => ({ width: el.clientWidth, height: el.clientHeight });
+  const renderer: Sigma = new Sigma(graph, el, {
+    renderEdgeLabels: false,
+    defaultEdgeType: 'arrow',
+    edgeProgramClasses: { hairline: EdgeLineProgram },
+    zIndex: true,
+    labelFont,
+    labelSize,
+    labelRenderedSizeThreshold: 0,
+    hideEdgesOnMove: graph.size > 2000,
+    defaultDrawNodeLabel: (_context, data) => {
+      const d = data as typeof data & { key: string; labelPriority?: number };
+      // A highlighted node's label is drawn boxed, on the hover layer (below).
+      if (!d.label || d.highlighted) return;
+      // Beyond hubs and selected nodes, labels come only once the view is zoomed in.
+      if (!d.forceLabel && ratio() > 0.6) return;
+      pending.push({ key: d.key, text: clip(d.label), x: d.x, y: d.y, radius: d.size, priority: d.forceLabel ? (d.labelPriority ?? 0) + 1 : d.size / 1000, bold: !!d.forceLabel });
+    },
+    defaultDrawNodeHover: (context, data) => {
+      const d = data as typeof data & { key: string };
+      // Sigma also draws here the node the pointer left the graph from (see leaveStage below): not that one.
+      if (!d.label || (d.key !== pointerOn && !d.highlighted)) return;
+      const text = clip(d.label);
+      context.font = `600 ${labelSize}px ${labelFont}`;
+      const box = labelBox(d.x, d.y, d.size, context.measureText(text).width + 8, view(), 'right');
+      context.save();
+      context.fillStyle = '#ffffff';
+      context.shadowColor = 'rgba(0, 0, 0, 0.35)';
+      context.shadowBlur = 6;
+      context.beginPath();
+      context.arc(d.x, d.y, d.size + 2, 0, Math.PI * 2);
+      context.fill();
+      context.fillRect(box.left, box.top - 1, box.width, box.height + 2);
+      context.restore();
+      context.fillStyle = '#111111';
+      context.textBaseline = 'middle';
+      context.fillText(text, box.left + 4, box.top + box.height / 2);
+      if (d.key === pointerOn) hoverLabel = d.key;
+      else highlighted.set(d.key, box);
+    },
+    nodeReducer: (node, data) => {
+      if (refs.marked.current.has(node)) return { ...data, forceLabel: true, labelPriority: 3, zIndex: 2 };
+      if (refs.ranks.current.size === 0) return data;
+      const rank = refs.ranks.current.get(node);
+      if (rank === undefined) return { ...data, color: '#d0d0d0', forceLabel: false, zIndex: 0 };
+      return { ...data, highlighted: true, size: data.size + 4, label: `${rank}. ${data.label}`, zIndex: 2, forceLabel: true, labelPriority: 3 };
+    },
+    edgeReducer: (_edge, data) => (refs.hidden.current.has(data.linkType) ? { ...data, hidden: true } : data),
+  });
+  ratio = () => renderer.getCamera().getState().ratio;
+  view = () => renderer.getDimensions();
+  const drawLabels = () => {
+    if (pending.length === 0 && drawn.length === 0 && highlighted.size === 0) return;
+    const context = renderer.getCanvases().labels.getContext('2d')!;
+    const placed: Box[] = [...highlighted.values()];
+    const size = view();
+    drawn = [...highlighted].map(([id, box]) => ({ id, ...box }));
+    pending.sort((a, b) => b.priority - a.priority);
+    context.textBaseline = 'middle';
+    context.lineJoin = 'round';
+    for (const label of pending) {
+      // A node off screen keeps its label off screen too (sigma offers labels up to 150 px beyond the edges).
+      if (label.x < 0 || label.y < 0 || label.x > size.width || label.y > size.height) continue;
+      context.font = `${label.bold ? 600 : 400} ${labelSize}px ${labelFont}`;
+      const width = context.measureText(label.text).width;
+      let box = labelBox(label.x, label.y, label.radius, width, size, 'right');
+      if (placed.some((p) => overlaps(p, box))) box = labelBox(label.x, label.y, label.radius, width, size, 'left');
+      if (placed.some((p) => overlaps(p, box))) continue;
+      placed.push(box);
+      drawn.push({ id: label.key, ...box });
+      context.strokeStyle = 'rgba(255, 255, 255, 0.9)';
+      context.lineWidth = 3;
+      context.strokeText(label.text, box.left, box.top + box.height / 2);
+      context.fillStyle = '#111111';
+      context.fillText(label.text, box.left, box.top + box.height / 2);
+    }
+    pending = [];
+  };
+  // The constructor's frame drew no labels yet (its labels were gathered before these listeners).
+  drawLabels();
+  renderer.on('beforeRender', () => {
+    pending = [];
+    highlighted = new Map();
+  });
+  renderer.on('afterRender', drawLabels);
+  renderer.on('clickNode', ({ node }) => refs.open.current(node, graph.getNodeAttribute(node, 'kind')));
+  renderer.on('enterNode', ({ node }) => {
+    el.style.cursor = 'pointer';
+    pointerOn = node;
+  });
+  renderer.on('leaveNode', () => {
+    el.style.cursor = 'default';
+    pointerOn = null;
+    hoverLabel = null;
+  });
+  // Sigma 3.0 keeps the node the pointer left the graph from as hovered (its label stayed, and coming back onto
+  // it was no new enterNode): forget it.
+  renderer.on('leaveStage', () => {
+    (renderer as unknown as { hoveredNode: string | null }).hoveredNode = null;
+  });
+  window.__consoleGraphView = {
+    node: (id) => {
+      const data = renderer.getNodeDisplayData(id);
+      if (!data || data.hidden) return null;
+      const at = renderer.framedGraphToViewport(data);
+      const rect = el.getBoundingClientRect();
+      return { x: rect.left + at.x, y: rect.top + at.y, radius: renderer.scaleSize(data.size) };
+    },
+    labels: () => drawn.map((label) => ({ ...label })),
+    hoverLabel: () => hoverLabel,
+  };
+  return renderer;
+}
+
+function GraphView({ model, hiddenTypes, bundle, marked, onOpen }: { model: GraphModel; hiddenTypes: Set<string>; bundle: Bundled[] | null; marked: Set<string>; onOpen: (id: string, kind: string) => void }) {
   const container = useRef<HTMLDivElement>(null);
   const sigmaRef = useRef<Sigma | null>(null);
   const graph = useMemo(() => toGraph(model), [model]);
   const hidden = useRef(hiddenTypes);
   hidden.current = hiddenTypes;
   const ranks = useRef(new Map<string, number>());
+  const markedRef = useRef(marked);
+  markedRef.current = marked;
   const open = useRef(onOpen);
   open.current = onOpen;
 
   useEffect(() => {
     const el = container.current!;
     el.dataset.ready = 'false';
-    const renderer = new Sigma(graph, el, {
-      renderEdgeLabels: false,
-      defaultEdgeType: 'arrow',
-      labelRenderedSizeThreshold: graph.order > 500 ? 12 : 6,
-      hideEdgesOnMove: graph.size > 2000,
-      nodeReducer: (node, data) => {
-        const rank = ranks.current.get(node);
-        if (ranks.current.size === 0) return data;
-        if (rank === undefined) return { ...data, color: '#d0d0d0', label: null, zIndex: 0 };
-        return { ...data, highlighted: true, size: data.size + 4, label: `${rank}. ${data.label}`, zIndex: 1, forceLabel: true };
-      },
-      edgeReducer: (edge, data) => (hidden.current.has(data.linkType) ? { ...data, hidden: true } : data),
-    });
-    sigmaRef.current = renderer;
+    el.dataset.layout = 'pending';
     window.__consoleGraph = graph;
-    renderer.on('clickNode', ({ node }) => open.current(node, graph.getNodeAttribute(node, 'kind')));
-    renderer.on('enterNode', () => (el.style.cursor = 'pointer'));
-    renderer.on('leaveNode', () => (el.style.cursor = 'default'));
+    let renderer: Sigma | null = null;
     let worker: Worker | null = null;
-    // Interactive once the first frame is drawn and the main thread is free again.
-    const frame = requestAnimationFrame(() => {
-      setTimeout(() => {
-        window.__consoleGraphReadyMs = Math.round(performance.now());
-        el.dataset.readyMs = String(window.__consoleGraphReadyMs);
-        el.dataset.ready = 'true';
-        if (graph.order > 1) {
-          worker = new Worker(new URL('../layout.worker.ts', import.meta.url), { type: 'module' });
-          worker.onmessage = (e: MessageEvent<Record<string, { x: number; y: number }>>) => {
-            for (const [id, p] of Object.entries(e.data)) if (graph.hasNode(id)) graph.mergeNodeAttributes(id, p);
+    let frame = 0;
+    let settle = 0;
+
+    /** Sigma on the graph as it is now: its first frame is drawn here, so it waits for real positions. */
+    const draw = () => {
+      renderer = createRenderer(graph, el, { hidden, ranks, marked: markedRef, open });
+      sigmaRef.current = renderer;
+      // Interactive once the first frame is drawn and the main thread is free again; only then is the layout refined.
+      frame = requestAnimationFrame(() => {
+        settle = window.setTimeout(() => {
+          window.__consoleGraphReadyMs = Math.round(performance.now());
+          el.dataset.readyMs = String(window.__consoleGraphReadyMs);
+          el.dataset.ready = 'true';
+          worker?.postMessage({ kind: 'refine' } satisfies LayoutMessage);
+        }, 0);
+      });
+    };
+    const place = (positions: Float32Array) => {
+      let i = 0;
+      graph.updateEachNodeAttributes((_id, attributes) => {
+        attributes.x = positions[i++];
+        attributes.y = positions[i++];
+        return attributes;
+      }, { attributes: ['x', 'y'] });
+    };
+    const failed = () => {
+      worker?.terminate();
+      worker = null;
+      el.dataset.layout = 'failed';
+      if (!renderer) draw();
+    };
+
+    if (graph.order > 1) {
+      // The layout worker answers with a seed (every cluster already apart), then, asked again, the settled layout.
+      const index = new Map<string, number>();
+      graph.forEachNode((id) => index.set(id, index.size));
+      const links = new Uint32Array(graph.size * 2);
+      let k = 0;
+      graph.forEachEdge((_e, _a, source, target) => {
+        links[k++] = index.get(source)!;
+        links[k++] = index.get(target)!;
+      });
+      try {
+        worker = takeLayoutWorker();
+        worker.onmessage = (e: MessageEvent<LayoutFrame>) => {
+          place(e.data.positions);
+          if (!renderer) {
+            performance.mark('graph:first-frame');
+            draw();
+          }
+          if (e.data.final) {
             el.dataset.layout = 'done';
-          };
-          worker.postMessage({
-            nodes: graph.mapNodes((id, a) => [id, a.x, a.y]),
-            edges: graph.mapEdges((_e, _a, s, t) => [s, t]),
-            iterations: graph.order > 1000 ? 60 : 150,
-          });
-        }
-      }, 0);
-    });
+            el.dataset.layoutMs = String(Math.round(performance.now()));
+            worker?.terminate();
+            worker = null;
+          } else el.dataset.layout = 'running';
+        };
+        worker.onerror = failed;
+        worker.postMessage({ kind: 'layout', n: graph.order, links } satisfies LayoutMessage, [links.buffer]);
+      } catch {
+        failed();
+      }
+    } else {
+      el.dataset.layout = 'done';
+      draw();
+    }
     return () => {
       cancelAnimationFrame(frame);
+      clearTimeout(settle);
       worker?.terminate();
-      renderer.kill();
+      renderer?.kill();
       sigmaRef.current = null;
-      if (window.__consoleGraph === graph) window.__consoleGraph = undefined;
+      if (window.__consoleGraph === graph) {
+        window.__consoleGraph = undefined;
+        window.__consoleGraphView = undefined;
+      }
     };
   }, [graph]);
 
   useEffect(() => {
     sigmaRef.current?.refresh();
-  }, [hiddenTypes]);
+  }, [hiddenTypes, marked]);
 
   useEffect(() => {
     ranks.current = new Map((bundle ?? []).filter((b) => graph.hasNode(b.id)).map((b) => [b.id, b.rank]));
@@ -177,6 +441,13 @@ export default function GraphPage() {
   const [bundleError, setBundleError] = useState<unknown>(null);
   const [filter, setFilter] = useState('');
   useEffect(() => setBundle(null), [playbookId]);
+  useEffect(() => {
+    prestartLayoutWorker();
+    return () => {
+      spareWorker?.terminate();
+      spareWorker = null;
+    };
+  }, []);
 
   const preview = async (e: FormEvent) => {
     e.preventDefault();
@@ -203,6 +474,8 @@ export default function GraphPage() {
     if (!graph.data || !words) return [];
     return graph.data.nodes.filter((n) => `${n.title} ${n.slug}`.toLowerCase().includes(words)).slice(0, 20);
   }, [graph.data, filter]);
+  // Selected: the playbook whose neighbourhood this is, and the nodes the search below finds; their labels always show.
+  const marked = useMemo(() => new Set([...(playbookId ? [playbookId] : []), ...listed.map((n) => n.id)]), [playbookId, listed]);
 
   return (
     <>
@@ -239,11 +512,12 @@ export default function GraphPage() {
       <ul className="legend" aria-label="Node colours">
         {Object.keys(typeColours).map((t) => <li key={t}><span className={`dot t-${t}`} aria-hidden="true" />{t}</li>)}
       </ul>
+      <p className="muted small">A circle’s size is its number of links. The most linked nodes are named; point at any other for its title, or zoom in.</p>
       {graph.isPending && <Loading what="Loading the graph" />}
       <ErrorNote error={graph.error} />
       {graph.data?.truncated && <p role="status">The graph is cut at {query.limit} nodes.</p>}
       <div className="graph-layout">
-        {graph.data && <GraphView model={graph.data} hiddenTypes={hiddenTypes} bundle={bundle} onOpen={openNode} />}
+        {graph.data && <GraphView model={graph.data} hiddenTypes={hiddenTypes} bundle={bundle} marked={marked} onOpen={openNode} />}
         {playbookId && (
           <aside aria-labelledby="bundle-title" className="bundle">
             <h2 id="bundle-title">Bundle preview</h2>

@@ -1,0 +1,190 @@
+import type { Browser, Page } from '@playwright/test';
+import { expect } from 'chai';
+import { type TestWorkspace, createWorkspace, request, unique } from '../support/api.js';
+import { type ConsolePage, graphReady, launchBrowser, openConsole, signIn } from './browser.js';
+
+declare global {
+  interface Window {
+    /** The graph view's probe (console/src/pages/Graph.tsx). */
+    __consoleGraphView?: {
+      node(id: string): { x: number; y: number; radius: number } | null;
+      labels(): { id: string; left: number; top: number; width: number; height: number }[];
+      hoverLabel(): string | null;
+    };
+  }
+}
+
+interface Vault {
+  workspace: TestWorkspace;
+  /** Node id by slug. */
+  ids: Map<string, string>;
+  hubs: string[];
+  /** Notes linked to their hub only (degree 1). */
+  leaves: string[];
+  isolated: string[];
+}
+
+/**
+ * A small vault through the bulk import: two hub notes each linked from 30 leaf notes (a few leaves link across),
+ * and 20 notes without any link.
+ */
+async function smallVault(): Promise<Vault> {
+  const workspace = await createWorkspace({ name: unique('Picture') });
+  const nodes: { slug: string; title: string; description: string; links?: { linkType: string; target: string }[] }[] = [
+    { slug: 'hub-a', title: 'Hub A', description: 'A map of content' },
+    { slug: 'hub-b', title: 'Hub B', description: 'Another map of content' },
+  ];
+  const leaves: string[] = [];
+  for (const hub of ['a', 'b']) {
+    for (let i = 0; i < 30; i++) {
+      const slug = `leaf-${hub}-${i}`;
+      if (i > 0) leaves.push(slug);
+      nodes.push({ slug, title: `Leaf ${hub.toUpperCase()} ${i}`, description: 'A note', links: [{ linkType: 'references', target: `hub-${hub}` }] });
+    }
+  }
+  // A bridge between the two clusters, through leaf 0 of each.
+  nodes.push({ slug: 'bridge', title: 'Bridge', description: 'Links both', links: [{ linkType: 'references', target: 'leaf-a-0' }, { linkType: 'references', target: 'leaf-b-0' }] });
+  const isolated: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    isolated.push(`alone-${i}`);
+    nodes.push({ slug: `alone-${i}`, title: `Alone ${i}`, description: 'No links' });
+  }
+  const res = await request('POST', workspace.path('/context-nodes/import'), { token: workspace.owner.key, body: { nodes } });
+  expect(res.status, res.text).to.be.oneOf([200, 201]);
+  const ids = new Map<string, string>();
+  for (const item of res.body.nodes as { slug: string; id: string }[]) ids.set(item.slug, item.id);
+  expect(ids.size).to.equal(nodes.length);
+  return { workspace, ids, hubs: ['hub-a', 'hub-b'], leaves, isolated };
+}
+
+/** Signs in, opens the workspace graph and waits for the settled layout. */
+async function openGraph(page: Page, vault: Vault): Promise<void> {
+  await signIn(page, vault.workspace.owner.key, `/w/${vault.workspace.workspaceId}/graph`);
+  await graphReady(page);
+  await page.locator('[data-testid="graph"][data-layout="done"]').waitFor({ timeout: 30_000 });
+  // A frame drawn with the settled positions.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+}
+
+const probe = (page: Page, id: string) => page.evaluate((node) => window.__consoleGraphView!.node(node), id);
+const labels = (page: Page) => page.evaluate(() => window.__consoleGraphView!.labels());
+
+describe('the console’s graph as a picture', function () {
+  this.timeout(120_000);
+  let browser: Browser;
+  let vault: Vault;
+  let cp: ConsolePage;
+  before(async () => {
+    browser = await launchBrowser();
+    vault = await smallVault();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    cp = await openConsole(browser);
+  });
+  afterEach(async function () {
+    const problems = cp.problems;
+    await cp.context.close();
+    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
+  });
+
+  it('draws a hub’s circle larger than a leaf’s, and a leaf’s larger than an unlinked note’s', async () => {
+    await openGraph(cp.page, vault);
+    const hub = await probe(cp.page, vault.ids.get('hub-a')!);
+    const leaf = await probe(cp.page, vault.ids.get('leaf-a-3')!);
+    const alone = await probe(cp.page, vault.ids.get('alone-3')!);
+    expect(hub!.radius).to.be.greaterThan(leaf!.radius * 1.5);
+    expect(leaf!.radius).to.be.greaterThan(alone!.radius);
+    const degrees = await cp.page.evaluate((ids) => ids.map((id) => window.__consoleGraph!.getNodeAttribute(id, 'degree')), [vault.ids.get('hub-a')!, vault.ids.get('leaf-a-3')!, vault.ids.get('alone-3')!]);
+    expect(degrees).to.deep.equal([30, 1, 0]);
+  });
+
+  it('labels the hubs, shows a leaf’s title only under the pointer, and keeps every label inside the graph and apart', async () => {
+    const { page } = cp;
+    await openGraph(page, vault);
+    const shown = await labels(page);
+    const shownIds = shown.map((l) => l.id);
+    for (const hub of vault.hubs) expect(shownIds).to.include(vault.ids.get(hub));
+    for (const leaf of vault.leaves) expect(shownIds).not.to.include(vault.ids.get(leaf));
+    for (const alone of vault.isolated) expect(shownIds).not.to.include(vault.ids.get(alone));
+    // Inside the graph's area, and no two labels over each other.
+    const area = (await page.getByTestId('graph').boundingBox())!;
+    for (const l of shown) {
+      expect(l.left, l.id).to.be.at.least(0);
+      expect(l.top, l.id).to.be.at.least(0);
+      expect(l.left + l.width, l.id).to.be.at.most(area.width);
+      expect(l.top + l.height, l.id).to.be.at.most(area.height);
+    }
+    for (const [i, a] of shown.entries()) {
+      for (const b of shown.slice(i + 1)) {
+        const apart = a.left + a.width <= b.left || b.left + b.width <= a.left || a.top + a.height <= b.top || b.top + b.height <= a.top;
+        expect(apart, `${a.id} and ${b.id} overlap`).to.equal(true);
+      }
+    }
+
+    // A leaf that no other node covers: under the pointer, its title shows.
+    const leafIds = vault.leaves.map((slug) => vault.ids.get(slug)!);
+    const target = await page.evaluate((ids) => {
+      const view = window.__consoleGraphView!;
+      const all = window.__consoleGraph!.nodes().map((id) => ({ id, at: view.node(id)! }));
+      return ids.find((id) => {
+        const me = view.node(id)!;
+        return all.every((o) => o.id === id || Math.hypot(o.at.x - me.x, o.at.y - me.y) > o.at.radius + me.radius + 2);
+      });
+    }, leafIds);
+    expect(target, 'a leaf clear of other nodes').to.be.a('string');
+    const at = (await probe(page, target!))!;
+    expect(await page.evaluate(() => window.__consoleGraphView!.hoverLabel())).to.equal(null);
+    // Onto the leaf from a little way off, as a pointer moves.
+    await page.mouse.move(at.x - 12, at.y - 12);
+    await page.mouse.move(at.x, at.y, { steps: 4 });
+    await page.waitForFunction((id) => window.__consoleGraphView!.hoverLabel() === id, target!, { timeout: 5_000 });
+    // The pointer shows it; it does not join the standing labels.
+    expect((await labels(page)).map((l) => l.id)).not.to.include(target);
+    await page.mouse.move(2, 2);
+    await page.waitForFunction(() => window.__consoleGraphView!.hoverLabel() === null, undefined, { timeout: 5_000 });
+  });
+
+  it('places unlinked notes on a ring outside the linked ones', async () => {
+    await openGraph(cp.page, vault);
+    const { linkedMax, isolatedMin } = await cp.page.evaluate(() => {
+      const g = window.__consoleGraph!;
+      const linked = g.filterNodes((id) => g.degree(id) > 0).map((id) => g.getNodeAttributes(id));
+      const isolated = g.filterNodes((id) => g.degree(id) === 0).map((id) => g.getNodeAttributes(id));
+      const cx = linked.reduce((s, a) => s + a.x, 0) / linked.length;
+      const cy = linked.reduce((s, a) => s + a.y, 0) / linked.length;
+      return {
+        linkedMax: Math.max(...linked.map((a) => Math.hypot(a.x - cx, a.y - cy))),
+        isolatedMin: Math.min(...isolated.map((a) => Math.hypot(a.x - cx, a.y - cy))),
+      };
+    });
+    expect(isolatedMin).to.be.greaterThan(linkedMax);
+  });
+
+  it('keeps the two clusters apart: a leaf is nearer its own hub than the other hub', async () => {
+    await openGraph(cp.page, vault);
+    const positions = await cp.page.evaluate(() => {
+      const g = window.__consoleGraph!;
+      return Object.fromEntries(g.mapNodes((id, a) => [id, [a.x, a.y] as [number, number]]));
+    });
+    const at = (slug: string) => positions[vault.ids.get(slug)!];
+    const dist = (a: [number, number], b: [number, number]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+    let nearer = 0;
+    for (const slug of vault.leaves) {
+      const own = slug.startsWith('leaf-a') ? 'hub-a' : 'hub-b';
+      const other = own === 'hub-a' ? 'hub-b' : 'hub-a';
+      if (dist(at(slug), at(own)) < dist(at(slug), at(other))) nearer++;
+    }
+    expect(nearer).to.equal(vault.leaves.length);
+  });
+
+  it('opens a hub’s page when it is clicked', async () => {
+    const { page } = cp;
+    await openGraph(page, vault);
+    const at = (await probe(page, vault.ids.get('hub-b')!))!;
+    await page.mouse.click(at.x, at.y);
+    await page.waitForURL(new RegExp(`/nodes/${vault.ids.get('hub-b')}$`));
+  });
+});
