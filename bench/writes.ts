@@ -8,8 +8,9 @@
  * (perf_hooks.monitorEventLoopDelay, sampled every 10 ms), whose histogram is reset at every scrape of
  * /metrics. So: scrape (reset), send the writes of one case one after another, scrape again and read
  * `nodejs_eventloop_lag_max_seconds`, the longest interval between two samples, which includes the 10 ms
- * sampling interval itself (an idle process shows about 10-11 ms). Alongside, a probe in the bench process
- * sends GET /healthz back to back and keeps its longest round trip: what another client of the process waited.
+ * sampling interval itself (an idle process shows about 10-11 ms). Alongside, a probe in a process of its own
+ * sends GET /healthz back to back and keeps its longest round trip: what another client of the process waited
+ * (not from the bench process, whose own sending of a body of tens of MiB held up the polls it timed).
  *
  * Each case sends one write first that is not measured (the first run of a code path compiles it, once per
  * process), then REPEAT writes one after another.
@@ -17,9 +18,11 @@
  * Its own Neo4j (a fresh store under <data-dir>/writes, wiped at every run) and Redis, and one API process of
  * this checkout; a user key and a workspace made through the admin API. About a minute.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { routing } from 'neo4j-driver';
 import { projectRoot } from '../src/infra/project-root.js';
 import { maxBodyBytes, maxJsonDepth } from '../src/http/json-body.js';
@@ -243,16 +246,7 @@ export async function measureWrites(o: { stack: Stack; checkout: ApiCheckout; da
     // One write of the case first, not measured: the first run of a code path compiles it (once per process).
     if (c.warm ?? true) await send(c.request(REPEAT), c);
     await lagMaxMs();
-    let probing = true;
-    let healthzMax = 0;
-    const probe = (async () => {
-      while (probing) {
-        const t = performance.now();
-        await (await fetch(`${base}/healthz`)).arrayBuffer();
-        healthzMax = Math.max(healthzMax, performance.now() - t);
-        await new Promise((r) => setTimeout(r, 2));
-      }
-    })();
+    const probe = await healthzProbe(base);
     const times: number[] = [];
     const statuses = new Map<number, number>();
     for (const r of requests) {
@@ -265,8 +259,7 @@ export async function measureWrites(o: { stack: Stack; checkout: ApiCheckout; da
     // after a reset is not recorded).
     await new Promise((r) => setTimeout(r, 60));
     const eventLoopMaxMs = await lagMaxMs();
-    probing = false;
-    await probe;
+    const healthzMax = await probe.stop();
     times.sort((a, b) => a - b);
     const result: WriteResult = {
       name: c.name,
@@ -283,6 +276,23 @@ export async function measureWrites(o: { stack: Stack; checkout: ApiCheckout; da
   }
   await stack.stop(proc);
   return results;
+}
+
+/**
+ * GET /healthz asked again and again, from the poller the tests use (a process of its own), until stop() says
+ * the longest round trip it saw.
+ */
+async function healthzProbe(base: string): Promise<{ stop: () => Promise<number> }> {
+  const poller = spawn(process.execPath, [path.join(projectRoot, 'test', 'support', 'healthz-poller.mjs'), base], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: poller.stdout! })[Symbol.asyncIterator]();
+  if ((await lines.next()).value !== 'ready') throw new Error('the /healthz probe did not start');
+  return {
+    stop: async () => {
+      poller.stdin!.write('stop\n');
+      const { worst } = JSON.parse((await lines.next()).value as string) as { worst: number };
+      return worst;
+    },
+  };
 }
 
 export function writeLine(r: WriteResult): string {

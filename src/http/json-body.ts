@@ -1,9 +1,8 @@
-import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { parseChunked } from '@discoveryjs/json-ext';
 import type { Context } from 'koa';
-import getRawBody from 'raw-body';
 import { AppError, type FieldError } from '../errors.js';
+import { type ReadBody, readBody } from './body-reader.js';
 
 /**
  * A body at least this large is worked on in several turns of the event loop (between reading, parsing and
@@ -24,76 +23,104 @@ const invalidBody = (message: string, path = '/') =>
     errors: [{ path, message, in: 'body' }],
   });
 
-/** A request body as read: its value, and its bytes (what an Idempotency-Key's fingerprint is taken of). */
+/**
+ * A request body's bytes (what an Idempotency-Key's fingerprint is taken of), in the slices they were read into:
+ * a large body is never joined into one buffer.
+ */
+export interface BodyBytes {
+  length: number;
+  slices: readonly Buffer[];
+}
+
+/** A request body as read: its value, and its bytes. */
 export interface JsonBody {
   value: unknown;
-  bytes: Buffer;
+  bytes: BodyBytes;
 }
 
 /**
  * Reads a JSON request body strictly, so that what is stored is exactly what was sent: bytes that are not
  * UTF-8, a string holding a lone surrogate (`"\ud800"`), a `__proto__` key and nesting deeper than
  * maxJsonDepth are each a 400 naming where, instead of being rewritten or stored. An empty body reads as {}.
- * A large body is parsed and checked a slice at a time, letting other requests in between, so that the time one
- * turn of the event loop takes does not grow with the body.
+ * A large body is read, parsed and checked a slice at a time, letting other requests in between, so that the
+ * time one turn of the event loop takes does not grow with the body.
  */
 export async function readJsonBody(ctx: Context, limit = maxBodyBytes): Promise<JsonBody> {
-  let bytes: Buffer;
+  let read: ReadBody;
   try {
-    bytes = await getRawBody(ctx.req, { limit, length: ctx.request.length });
+    read = await readBody(ctx.req, { limit, length: ctx.request.length, sliceBytes: largeBodyBytes });
   } catch (err) {
     if ((err as { type?: string }).type === 'entity.too.large') throw new AppError('payload_too_large', `The request body is larger than ${limit / (1024 * 1024)} MiB`);
     throw new AppError('invalid_request', 'The request body could not be read', { cause: err });
   }
+  const bytes: BodyBytes = { length: read.length, slices: read.slices };
   if (bytes.length === 0) return { value: {}, bytes };
-  if (!isUtf8(bytes)) throw invalidBody(`is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)} is the first that is not)`);
+  if (read.invalidUtf8At !== undefined) throw invalidBody(`is not valid UTF-8 (byte ${read.invalidUtf8At} is the first that is not)`);
   const large = bytes.length >= largeBodyBytes;
   // A body far deeper than allowed is refused before its parse builds all of it; one just past the bound is
   // parsed, so that the walk below can name where it goes too deep.
   const nesting = new NestingScanner();
-  // Valid UTF-8 cannot encode a surrogate, so a lone one can only come from a \u escape, and a `__proto__` key
-  // only from its own spelling or escapes: a body with neither, and no deeper than allowed, needs no walk (the
-  // walk visits every key of a large body). Looked for slice by slice, each slice overlapping the one before.
-  let escapes = false;
-  const lookForEscapes = (from: number, to: number) => {
-    const part = bytes.subarray(Math.max(0, from - 8), to);
-    escapes ||= part.includes('\\u') || part.includes('__proto__');
-  };
+  const escapes = new EscapeFinder();
   let value: unknown;
   try {
     if (large) {
       value = await parseChunked(async function* () {
-        for (let at = 0; at < bytes.length; at += largeBodyBytes) {
+        for (const slice of bytes.slices) {
           await yieldToEventLoop();
-          const slice = bytes.subarray(at, at + largeBodyBytes);
           if (nesting.scan(slice) > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
-          lookForEscapes(at, at + slice.length);
+          escapes.look(slice);
           yield slice;
         }
       });
     } else {
-      if (nesting.scan(bytes) > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
-      lookForEscapes(0, bytes.length);
-      value = JSON.parse(bytes.toString('utf8'));
+      // Under largeBodyBytes, the body is one slice.
+      const [whole] = bytes.slices;
+      if (nesting.scan(whole) > 2 * maxJsonDepth) throw invalidBody(`nests deeper than ${maxJsonDepth} levels`);
+      escapes.look(whole);
+      value = JSON.parse(whole.toString('utf8'));
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw new AppError('invalid_request', `The request body is not valid JSON: ${(err as Error).message}`);
   }
-  if (nesting.deepest <= maxJsonDepth && !escapes) return { value, bytes };
+  if (nesting.deepest <= maxJsonDepth && !escapes.found) return { value, bytes };
   const problem = await shapeProblem(value, large);
   if (problem) throw invalidBody(problem.message, problem.path);
   return { value, bytes };
 }
 
-/** The SHA-256 of a body's bytes, hashed a slice at a time when the body is large. */
-export async function digestOf(bytes: Buffer): Promise<string> {
+/** The SHA-256 of a body's bytes, hashed a slice at a time, a turn of the event loop each. */
+export async function digestOf(bytes: BodyBytes | Buffer): Promise<string> {
   const hash = createHash('sha256');
-  for (let at = 0; at < bytes.length; at += largeBodyBytes) {
-    if (at > 0) await yieldToEventLoop();
-    hash.update(bytes.subarray(at, at + largeBodyBytes));
+  const slices = Buffer.isBuffer(bytes) ? [bytes] : bytes.slices;
+  let hashed = 0;
+  for (const slice of slices) {
+    for (let at = 0; at < slice.length; at += largeBodyBytes) {
+      if (hashed > 0) await yieldToEventLoop();
+      const part = slice.subarray(at, at + largeBodyBytes);
+      hash.update(part);
+      hashed += part.length;
+    }
   }
   return hash.digest('base64url');
+}
+
+/**
+ * Whether JSON text holds a `\u` escape or a `__proto__` key, looked for slice by slice. Valid UTF-8 cannot
+ * encode a surrogate, so a lone one can only come from a \u escape, and a `__proto__` key only from its own
+ * spelling or escapes: a body with neither, and no deeper than allowed, needs no walk (the walk visits every key
+ * of a large body). A spelling split between two slices is found in the seam of the two.
+ */
+class EscapeFinder {
+  found = false;
+  /** The last bytes before the next slice: one fewer than the longest spelling looked for. */
+  private before: Buffer = Buffer.alloc(0);
+
+  look(slice: Buffer): void {
+    const seam = Buffer.concat([this.before, slice.subarray(0, 8)]);
+    this.found ||= [seam, slice].some((part) => part.includes('\\u') || part.includes('__proto__'));
+    this.before = Buffer.concat([this.before, slice.subarray(-8)]).subarray(-8);
+  }
 }
 
 /** Values a walk of a large body visits between two turns of the event loop. */
@@ -157,22 +184,3 @@ class NestingScanner {
 }
 
 const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
-
-/** The offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629). */
-function firstInvalidUtf8(bytes: Buffer): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i];
-    const [length, min, max] =
-      b < 0x80 ? [1, 0, 0] : b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf] : b === 0xe0 ? [3, 0xa0, 0xbf] : b === 0xed ? [3, 0x80, 0x9f]
-        : b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf] : b === 0xf0 ? [4, 0x90, 0xbf] : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f] : [0, 0, 0];
-    if (length === 0) return i;
-    // The second byte has its own range (it rules out overlong forms and surrogates); the rest are 80..BF.
-    for (let k = 1; k < length; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || c < (k === 1 ? min : 0x80) || c > (k === 1 ? max : 0xbf)) return i;
-    }
-    i += length;
-  }
-  return i;
-}
