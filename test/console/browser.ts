@@ -63,5 +63,11 @@ declare global {
   interface Window {
     /** The console's graph model (console/src/pages/Graph.tsx). */
     __consoleGraph?: import('graphology').default;
+    /** The graph view's probe (console/src/pages/Graph.tsx). */
+    __consoleGraphView?: {
+      node(id: string): { x: number; y: number; radius: number } | null;
+      labels(): { id: string; left: number; top: number; width: number; height: number }[];
+      hoverLabel(): string | null;
+    };
   }
 }

@@ -3,16 +3,6 @@ import { expect } from 'chai';
 import { createWorkspace, request } from '../support/api.js';
 import { consoleUrl, graphReady, launchBrowser, openConsole, signIn } from './browser.js';
 
-declare global {
-  interface Window {
-    /** The graph view's probe (console/src/pages/Graph.tsx). */
-    __consoleGraphView?: {
-      node(id: string): { x: number; y: number; radius: number } | null;
-      labels(): { id: string; left: number; top: number; width: number; height: number }[];
-      hoverLabel(): string | null;
-    };
-  }
-}
 
 describe('the console’s graph of a 2,000-node workspace', function () {
   this.timeout(240_000);
