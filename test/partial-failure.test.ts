@@ -9,7 +9,7 @@ import { createRedis } from '../src/infra/redis.js';
 import type { RunningService } from '../src/runtime.js';
 import { createWorkspace, problem, request, unique } from './support/api.js';
 import { createAgent } from './support/agents.js';
-import { apiWith, env, startExtraService } from './support/harness.js';
+import { apiWith, dropRedis, env, startExtraService } from './support/harness.js';
 import { createNode, linkPlaybook, listNodes } from './support/nodes.js';
 import { createPlaybook } from './support/playbooks.js';
 
@@ -166,7 +166,7 @@ describe('Idempotency-Key', () => {
       const sent = { method: 'POST', path: '/api/v1/workspaces/x/context-nodes', bodyDigest: 'same' };
       const claim = await new IdempotencyStore(mine).claim(scope, 'retry-after-outage', sent);
       const other = new IdempotencyStore(theirs);
-      mine.disconnect();
+      await dropRedis(mine);
       await claim.release();
       // While the claim cannot be ended, a retry finds it still running.
       expect(await other.claim(scope, 'retry-after-outage', sent).catch((err) => err.code)).to.equal('conflict');

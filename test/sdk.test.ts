@@ -4,7 +4,7 @@ import type { RunningService } from '../src/runtime.js';
 import { MemoryEtagStore, PlaybooksClient, PlaybooksError, type PlaybooksClientOptions, type ResponseEvent } from '../sdk/src/index.js';
 import { type TestWorkspace, addMember, createUser, createWorkspace, request, unique } from './support/api.js';
 import { createAgent } from './support/agents.js';
-import { adminToken, env, startExtraService } from './support/harness.js';
+import { adminToken, dropRedis, env, startExtraService } from './support/harness.js';
 
 /**
  * The TypeScript client (sdk/) against the real service: every facade method, conditional retrieval, retries,
@@ -306,7 +306,7 @@ describe('TypeScript client (sdk/)', () => {
         if (seen.status === 503) await extra.services.redis.connect();
       });
       const client = new PlaybooksClient({ baseUrl: extra.url, apiKey: w.owner.key, workspaceId: w.workspaceId, fetch: net.fetch });
-      extra.services.redis.disconnect();
+      await dropRedis(extra.services.redis);
       const started = Date.now();
       const bundle = await client.context.bundle({ playbookId: playbook.id });
       expect(bundle.playbook.id).to.equal(playbook.id);

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -65,4 +67,15 @@ export async function apiWith(neo4jUri: string, redisUrl: string, options: { red
       redis.disconnect();
     },
   };
+}
+
+/**
+ * Drops a Redis connection as an outage would, and waits until it is closed: ioredis refuses a connect() while the
+ * connection it is closing still counts as connected.
+ */
+export async function dropRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return;
+  const ended = once(redis, 'end');
+  redis.disconnect();
+  await ended;
 }
