@@ -43,8 +43,8 @@ export interface AuditBenchResult {
   deliveries: { backlog: number; seconds: number; perS: number; receivedInAll: number };
 }
 
-/** A copy of the checkout's build whose recordAudit does nothing: the "without" of the comparison. */
-function ablatedCheckout(checkout: ApiCheckout, dir: string): ApiCheckout {
+/** A copy of the checkout's build whose recordAudit does nothing: the "without" of the comparison (write-throughput.ts too). */
+export function ablatedCheckout(checkout: ApiCheckout, dir: string): ApiCheckout {
   mkdirSync(dir, { recursive: true });
   cpSync(path.join(checkout.dir, 'dist'), path.join(dir, 'dist'), { recursive: true });
   writeFileSync(path.join(dir, 'package.json'), readFileSync(path.join(checkout.dir, 'package.json')));
@@ -68,7 +68,7 @@ async function until(done: () => boolean, timeoutMs: number): Promise<boolean> {
 }
 
 /** A webhook receiver on 127.0.0.1 that answers 204 and counts. */
-async function receiver() {
+export async function receiver() {
   let received = 0;
   const server = createServer((req, res) => {
     req.resume();

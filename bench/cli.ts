@@ -16,7 +16,14 @@ What is measured
   --diagnostics        everything: all scenarios (unless --scenarios names them), the raw driver in the
                        cost-against-size run, and the first requests after the API starts
   --cpu-prof           write a V8 CPU profile of each API process (read it with bench/profile-summary.ts)
-  --writes             instead of the above: the longest event-loop delay of the API process while the
+  --writes             instead of the above: writes/s, p50 and p95 of single writes into ONE workspace (node
+                       creates, link creates, annotations, feedback) at 16 and 64 clients through the API (audit
+                       on, a webhook subscription), beside the floor: the same Cypher statements through one
+                       neo4j-driver, no API; then node creates with audit and outbox on against an ablated build
+                       without them, in alternating rounds (--duration, --warmup, --rounds apply; targets: node
+                       creates >= 300/s and >= 0.5 x the floor at 16 clients, audit+outbox cost < 15 %; own fresh
+                       store under <data-dir>/write-throughput; a few minutes)
+  --write-stalls       instead of the above: the longest event-loop delay of the API process while the
                        worst-case content of each bound of issue 28 is written, beside an ordinary write
                        (target < 50 ms; own fresh Neo4j store under <data-dir>/writes; about 30 s)
   --import             instead of the above: a generated vault of --import-files markdown files (10000, about
@@ -79,6 +86,7 @@ export interface Options {
   reports: boolean;
   reportRuns: number;
   writes: boolean;
+  writeStalls: boolean;
   import: boolean;
   importFiles: number;
   audit: boolean;
@@ -107,6 +115,7 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
       reports: { type: 'boolean', default: false },
       'report-runs': { type: 'string', default: '20' },
       writes: { type: 'boolean', default: false },
+      'write-stalls': { type: 'boolean', default: false },
       import: { type: 'boolean', default: false },
       audit: { type: 'boolean', default: false },
       'import-files': { type: 'string', default: '10000' },
@@ -147,6 +156,7 @@ export function parseOptions(argv = process.argv.slice(2)): Options {
     reports: values.reports,
     reportRuns: Math.max(1, Math.round(num('report-runs', values['report-runs']))),
     writes: values.writes,
+    writeStalls: values['write-stalls'],
     import: values.import,
     importFiles: Math.max(1, Math.round(num('import-files', values['import-files']))),
     audit: values.audit,

@@ -30,6 +30,7 @@ import { type BaselineServer, Stack } from './stack.js';
 import { evaluate } from './targets.js';
 import { type LoadedWorkspace, ensureWorkspace, paths, requestLists } from './workspaces.js';
 import { TARGET_MS, runWrites, writeTable } from './writes.js';
+import { TARGETS as WRITE_TARGETS, runWriteThroughput, writeThroughputTable } from './write-throughput.js';
 import { importTable, runImportBench } from './import.js';
 
 async function main(): Promise<void> {
@@ -41,7 +42,8 @@ async function main(): Promise<void> {
   const logDir = path.join(opts.dataDir, 'logs', stamp);
   const profDir = opts.cpuProf ? path.join(resultsDir, `${stamp}-cpuprof`) : undefined;
   mkdirSync(resultsDir, { recursive: true });
-  if (opts.writes) return writesOnly(opts, { started, stamp, resultsDir, logDir });
+  if (opts.writeStalls) return writeStallsOnly(opts, { started, stamp, resultsDir, logDir });
+  if (opts.writes) return writeThroughputOnly(opts, { started, stamp, resultsDir, logDir });
   if (opts.import) return importOnly(opts, { started, stamp, resultsDir, logDir });
   if (opts.audit) return auditOnly(opts, { started, stamp, resultsDir, logDir });
   const stack = new Stack({ portFrom: opts.portFrom, logDir });
@@ -247,7 +249,7 @@ async function main(): Promise<void> {
 const stdioLine = (s: Stats) => `${s.requests} calls, p50 ${fmt(s.p50, 2)} ms, p95 ${fmt(s.p95, 2)} ms, ${fmt(s.rps, 0)} calls/s${s.errors ? `, ${s.errors} errors` : ''}`;
 
 /**
- * A single-purpose run (--writes, --import): prints the machine and the API under test, measures, prints the
+ * A single-purpose run (--write-stalls, --writes, --import, --audit): prints the machine and the API under test, measures, prints the
  * table, and writes the JSON and markdown results beside the other runs'.
  */
 async function singleRun<R>(
@@ -277,11 +279,11 @@ async function singleRun<R>(
   console.log(`\nwrote ${path.relative(projectRoot, jsonFile)} and .md`);
 }
 
-/** `--writes`: the event-loop delay while the worst case of each bound of issue 28 is written (writes.ts). */
-async function writesOnly(opts: Options, run: { started: Date; stamp: string; resultsDir: string; logDir: string }): Promise<void> {
+/** `--write-stalls`: the event-loop delay while the worst case of each bound of issue 28 is written (writes.ts). */
+async function writeStallsOnly(opts: Options, run: { started: Date; stamp: string; resultsDir: string; logDir: string }): Promise<void> {
   const cpuProfDir = opts.cpuProf ? path.join(run.resultsDir, `${run.stamp}-cpuprof`) : undefined;
   await singleRun(opts, run, {
-    banner: `bench --writes: the longest event-loop delay of the API while each bound's worst case is written (target < ${TARGET_MS} ms)`,
+    banner: `bench --write-stalls: the longest event-loop delay of the API while each bound's worst case is written (target < ${TARGET_MS} ms)`,
     heading: 'event-loop delay while writing',
     key: 'writes',
     extra: { targetMs: TARGET_MS },
@@ -292,6 +294,25 @@ async function writesOnly(opts: Options, run: { started: Date; stamp: string; re
       return results;
     },
     table: writeTable,
+  });
+}
+
+/** `--writes`: writes/s into one workspace through the API, beside the same statements by the raw driver, and the audit's cost (write-throughput.ts). */
+async function writeThroughputOnly(opts: Options, run: { started: Date; stamp: string; resultsDir: string; logDir: string }): Promise<void> {
+  const cpuProfDir = opts.cpuProf ? path.join(run.resultsDir, `${run.stamp}-cpuprof`) : undefined;
+  await singleRun(opts, run, {
+    banner: `bench --writes: single writes into one workspace at 16 and 64 clients, through the API and by the raw driver (targets: node creates >= ${WRITE_TARGETS.nodesPerS}/s and >= ${WRITE_TARGETS.ofFloor} x the floor at 16 clients, audit+outbox cost < ${WRITE_TARGETS.auditCost * 100} %)`,
+    heading: 'write throughput into one workspace',
+    key: 'writeThroughput',
+    extra: { targets: WRITE_TARGETS },
+    measure: async (checkout) => {
+      const result = await runWriteThroughput({
+        portFrom: opts.portFrom, dataDir: opts.dataDir, logDir: run.logDir, heap: opts.neo4jHeap, checkout, durationS: opts.durationS, warmupS: opts.warmupS, rounds: opts.rounds, cpuProfDir,
+      });
+      if (cpuProfDir) console.log(`CPU profile of the API process in ${path.relative(projectRoot, cpuProfDir)}`);
+      return result;
+    },
+    table: writeThroughputTable,
   });
 }
 

@@ -67,7 +67,7 @@ export class Stack {
 
   /** The API of the checkout under test, with the V8 flags `npm start` gives it. */
   startApi(
-    name: 'api-cache-off' | 'api-cache-on' | 'api-writes' | 'api-import' | 'api-audit' | 'api-no-audit',
+    name: 'api-cache-off' | 'api-cache-on' | 'api-writes' | 'api-import' | 'api-audit' | 'api-no-audit' | 'api-write-throughput',
     o: { checkout: ApiCheckout; adminToken: string; dataDir: string; cpuProfDir?: string; env?: NodeJS.ProcessEnv },
   ): Promise<Proc> {
     const env: NodeJS.ProcessEnv = { ...process.env };
@@ -119,7 +119,7 @@ export class Stack {
 
 /**
  * A run on stores of its own: a fresh Neo4j store and Redis under <dataDir>/<name> (wiped first), stopped
- * however `work` ends (an interrupt too). For the single-purpose runs (--writes, --import).
+ * however `work` ends (an interrupt too). For the single-purpose runs (--write-stalls, --writes, --import, --audit).
  */
 export async function onFreshStores<R>(
   o: { portFrom: number; dataDir: string; logDir: string; heap: string; pageCacheMb: number; name: string },

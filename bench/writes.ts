@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --writes`: the longest event-loop delay of the API process while the worst-case content of
+ * `npm run bench -- --write-stalls`: the longest event-loop delay of the API process while the worst-case content of
  * each bound is written, and while the largest body each bulk or analyst route accepts is handled (a workspace
  * import of 120,000 nodes and links, an analyst value of 335 MB, bodies of tens of thousands of invalid items),
  * beside an ordinary write's. Target: under 50 ms.
@@ -312,7 +312,7 @@ export function writeTable(results: WriteResult[], markdown: boolean): string[] 
   ];
 }
 
-/** The whole `--writes` run: its own stores under <dataDir>/writes, the cases, the tables. */
+/** The whole `--write-stalls` run: its own stores under <dataDir>/writes, the cases, the tables. */
 export async function runWrites(o: { portFrom: number; dataDir: string; logDir: string; heap: string; checkout: ApiCheckout; cpuProfDir?: string }): Promise<WriteResult[]> {
   return onFreshStores({ ...o, pageCacheMb: 256, name: 'writes' }, (stack, dataDir) => measureWrites({ stack, checkout: o.checkout, dataDir, cpuProfDir: o.cpuProfDir }));
 }

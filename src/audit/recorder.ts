@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Caller } from '../auth/caller.js';
 import { newId } from '../infra/ids.js';
 import type { GraphExecutor, GraphTx, Params, Row } from '../infra/neo4j.js';
@@ -62,6 +63,16 @@ export function pick(record: Record<string, unknown> | null | undefined, fields:
   const out: Record<string, unknown> = {};
   for (const f of fields) out[f] = record[f] ?? null;
   return out;
+}
+
+/**
+ * A node's fields for before/after with its content as its size in UTF-8 bytes and its SHA-256 (hex), not its
+ * text: the audit log says that and when content changed, and keeps no second copy of every version of it.
+ */
+export function contentDigested(fields: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (!fields || typeof fields.content !== 'string') return fields;
+  const { content, ...rest } = fields;
+  return { ...rest, contentBytes: Buffer.byteLength(content), contentSha256: createHash('sha256').update(content).digest('hex') };
 }
 
 const json = (v: Record<string, unknown> | null | undefined) => (v == null ? null : JSON.stringify(withoutSecrets(v)));

@@ -7,22 +7,22 @@ export const cypherDir = path.join(projectRoot, 'cypher');
 /**
  * Every statement under cypher/queries, read once at start-up and named by its path without the
  * extension: cypher/queries/playbooks/create.cypher is 'playbooks/create'. The saved reports under
- * cypher/reports are named 'reports/<name>'.
+ * cypher/reports are named 'reports/<name>' and kept as written (their header comments describe them).
  */
 export class QueryCatalog {
   private readonly texts = new Map<string, string>();
 
   constructor(dir = path.join(cypherDir, 'queries'), reportsDir: string | undefined = path.join(cypherDir, 'reports')) {
-    this.load(dir, '');
-    if (reportsDir && existsSync(reportsDir)) this.load(reportsDir, 'reports/');
+    this.load(dir, '', compact);
+    if (reportsDir && existsSync(reportsDir)) this.load(reportsDir, 'reports/', (text) => text);
   }
 
-  private load(dir: string, prefix: string): void {
+  private load(dir: string, prefix: string, prepare: (text: string) => string): void {
     for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || !entry.name.endsWith('.cypher')) continue;
       const full = path.join(entry.parentPath, entry.name);
       const name = prefix + path.relative(dir, full).replace(/\\/g, '/').replace(/\.cypher$/, '');
-      this.texts.set(name, readFileSync(full, 'utf8'));
+      this.texts.set(name, prepare(readFileSync(full, 'utf8')));
     }
   }
 
@@ -35,4 +35,16 @@ export class QueryCatalog {
   names(): string[] {
     return [...this.texts.keys()].sort();
   }
+}
+
+/**
+ * A statement as it is sent: without its comment lines and indentation. Every statement travels with each run
+ * and is decoded by Neo4j each time, and the comments are most of many statements' text.
+ */
+function compact(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('//'))
+    .join('\n');
 }

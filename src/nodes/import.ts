@@ -12,7 +12,7 @@ import { normaliseNodeFields } from './node-fields.js';
 import { type NodeFields, withDefaults } from './service.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
 import { syncWikilinks } from './wikilink-sync.js';
-import { maxWikilinkTargets, parseWikilinks } from './wikilinks.js';
+import { maxWikilinkTargets, nameKey, parseWikilinks } from './wikilinks.js';
 
 const fieldNames = ['title', 'description', 'content', 'nodeType', 'agentSummary', 'importance', 'readFirst', 'edgeCaseOnly', 'aliases', 'tags', 'sourcePath'] as const;
 /** Whether a stored field and an item's differ; lists by their items. */
@@ -40,7 +40,8 @@ const itemError = (code: string, message: string) => ({ code, message });
 
 /**
  * Bulk writes of context nodes keyed by slug (POST …/context-nodes/import, behind the folder import of the CLI).
- * One request is one transaction holding the workspace's graph lock, like every node write: the batch is compared
+ * One request is one transaction holding the workspace's graph lock (so batches take turns) and claiming the slugs
+ * it writes (so a single write of one of them waits for it, or it for that write): the batch is compared
  * with what is stored, and only the differences are written, each kind in one UNWIND statement. A batch that
  * changes nothing (or a dry run) is rolled back, so it commits nothing and leaves the graph generation (and every
  * cached answer and ETag) as it was. An item that cannot be written is answered with its reason and the others go on.
@@ -85,6 +86,8 @@ export class NodeImportService {
     for (const i of valid) for (const link of normalised[i].links ?? []) needed.add(link.target);
 
     const run = async (tx: GraphTx): Promise<ImportResult> => {
+      // The batch's slugs are claimed as a single create claims its slug, so that one made meanwhile is seen here.
+      await this.repo.claimSlugs(tx, ws, [...batchSlugs].map(nameKey), null);
       const stored = new Map((await this.repo.importState(tx, ws, [...needed])).map((row) => [row.node.slug, row]));
       const known = (slug: string) => stored.has(slug) || batchSlugs.has(slug);
       const planned = valid.map((index) => this.plan(results[index], normalised[index], stored.get(normalised[index].slug), known));

@@ -45,6 +45,9 @@ export interface ImportStateRow {
 
 type Runner = Pick<GraphTx, 'run'>;
 
+/** Keys in one order, so that writes locking several WikiNames lock them alike (fewer deadlocks to retry). */
+const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
 /** Context nodes, their links and wikilinks: the only place that runs their Cypher. */
 export class NodeRepository {
   constructor(private readonly graph: GraphExecutor) {}
@@ -64,7 +67,16 @@ export class NodeRepository {
     return row?.id;
   }
 
-  /** Several statements in one write transaction, the workspace's graph locked first (see lock-workspace.cypher). */
+  /** Several statements in one write transaction, retried as a whole on transient errors (a deadlock among them). */
+  async writeTx<R>(work: (tx: GraphTx) => Promise<R>): Promise<R> {
+    return this.graph.writeTx(work);
+  }
+
+  /**
+   * Several statements in one write transaction that first takes the workspace's write lock (nodes/lock-workspace),
+   * for the work that must not interleave with another of its kind (a bulk import's batches); found is false when
+   * the workspace does not exist.
+   */
   async inWorkspaceTx<R>(workspaceId: string, now: string, work: (tx: GraphTx) => Promise<R>): Promise<{ found: boolean; result?: R }> {
     return this.graph.writeTx(async (tx) => {
       const [row] = await tx.run('nodes/lock-workspace', { workspaceId, now });
@@ -73,13 +85,24 @@ export class NodeRepository {
     });
   }
 
-  async takenSlugs(tx: Runner, workspaceId: string, base: string): Promise<{ id: string; slug: string }[]> {
-    return (await tx.run('nodes/taken-slugs', { workspaceId, base })) as { id: string; slug: string }[];
+  /**
+   * Locks the slugs `keys` (wikilink keys) until the transaction ends, so that writes claiming one slug take turns
+   * (nodes/claim-slug.cypher); the slugs taken that equal `base` or extend it with a suffix.
+   */
+  async claimSlugs(tx: Runner, workspaceId: string, keys: string[], base: string | null): Promise<{ id: string; slug: string }[]> {
+    const [row] = await tx.run('nodes/claim-slug', { workspaceId, keys: [...new Set(keys)].sort(), base });
+    return (row?.taken ?? []) as { id: string; slug: string }[];
   }
 
-  /** Creates nodes, each given with its token counts. */
-  async create(tx: Runner, workspaceId: string, nodes: (ContextNode & TokenCounts)[]): Promise<void> {
-    if (nodes.length) await tx.run('nodes/create', { workspaceId, nodes: nodes.map(stored) });
+  /** Write-locks a node until the transaction ends (nodes/lock.cypher); false when it is not in the workspace. */
+  async lock(tx: Runner, workspaceId: string, nodeId: string): Promise<boolean> {
+    return (await tx.run('nodes/lock', { workspaceId, nodeId })).length > 0;
+  }
+
+  /** Creates nodes, each given with its token counts; false when the workspace does not exist (nothing written). */
+  async create(tx: Runner, workspaceId: string, nodes: (ContextNode & TokenCounts)[]): Promise<boolean> {
+    if (!nodes.length) return true;
+    return (await tx.run('nodes/create', { workspaceId, nodes: nodes.map(stored) })).length > 0;
   }
 
   /** Sets each node's changes (a null value removes the property) and moves its updatedAt; the ids found. */
@@ -114,20 +137,22 @@ export class NodeRepository {
     return { total: row?.total ?? 0, nodes: (row?.nodes ?? []).map(toNode) };
   }
 
-  /** Sets nodes' names; the other nodes whose wikilinks may now resolve differently (see links/set-names.cypher). */
-  async setNames(tx: Runner, workspaceId: string, items: { nodeId: string; names: NodeName[] }[]): Promise<string[]> {
-    if (!items.length) return [];
-    return (await tx.run('links/set-names', { workspaceId, items })).map((row) => row.id as string);
-  }
-
-  /** Sets nodes' wikilinks, as their contents give them (resolved apart, by resolveWikilinks). */
-  async setWikilinks(tx: Runner, workspaceId: string, items: { nodeId: string; links: Wikilink[] }[]): Promise<void> {
-    if (items.length) await tx.run('links/set-wikilinks', { workspaceId, items });
-  }
-
-  /** Makes the wikilink links of `sourceIds` go where their wikilinks' names now point. */
-  async resolveWikilinks(tx: Runner, workspaceId: string, sourceIds: string[], now: string): Promise<void> {
-    if (sourceIds.length) await tx.run('links/resolve-wikilinks', { workspaceId, sourceIds, now });
+  /**
+   * Sets nodes' names and wikilinks (each item's `names` and `links`; null leaves them) and, when `resolve`, makes
+   * the wikilink links of those nodes, and of every node waiting for a name whose naming changed, go where their
+   * names now point (links/sync-wikilinks.cypher). Keys and ids are sorted here: the statement locks them in the
+   * order given.
+   */
+  async syncWikilinks(
+    tx: Runner,
+    workspaceId: string,
+    items: { nodeId: string; names: NodeName[] | null; links: Wikilink[] | null }[],
+    resolve: boolean,
+    now: string,
+  ): Promise<void> {
+    if (!items.length) return;
+    const sorted = items.map((item) => ({ nodeId: item.nodeId, names: item.names && [...item.names].sort(byKey), links: item.links && [...item.links].sort(byKey) }));
+    await tx.run('links/sync-wikilinks', { workspaceId, items: sorted, resolve, now });
   }
 
   /** For each of `nodeIds` that has any, the names its wikilinks give that no node has (as written, sorted). */

@@ -1,4 +1,4 @@
-import { pick, recordAudit, stampOf } from '../audit/recorder.js';
+import { contentDigested, pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
@@ -21,9 +21,10 @@ export interface NodePage {
 
 /**
  * Context nodes, the typed links between nodes (and from playbooks to nodes), and wikilinks.
- * Every write runs in one transaction that first locks the workspace's graph (nodes/lock-workspace.cypher),
- * so slug allocation, duplicate-link checks and wikilink resolution never race; after it commits, the
- * workspace's graph generation is bumped.
+ * Each write is one transaction that locks only what another write could touch at the same time: the slug it
+ * claims, the names (WikiName nodes) its node takes or drops and its wikilinks point at, the source of a link it
+ * adds (docs/graph-model.md, "What a write locks"). Writes to one workspace that share none of these run side by
+ * side. After each commits, the workspace's graph generation is renewed.
  */
 export class NodeService {
   private readonly repo: NodeRepository;
@@ -36,10 +37,10 @@ export class NodeService {
     const ws = caller.workspaceId;
     const input = normaliseNodeFields(given);
     checkWikilinks(input.content);
-    // An auto-generated slug is retried if a writer outside this service's lock took it meanwhile.
+    // An automatic slug is tried again if a writer that claims no slug (a workspace import) took it meanwhile.
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const detail = await this.inWorkspace(ws, async (tx, now) => {
+        const detail = await this.write(async (tx, now) => {
           const slug = await this.allocateSlug(tx, ws, input.title, input.slug);
           const node: ContextNode = {
             id: newId('cn'),
@@ -51,10 +52,10 @@ export class NodeService {
             archivedAt: null,
           };
           // Token counts are stored beside the texts (not part of the API's node), so retrieval never tokenizes.
-          await this.repo.create(tx, ws, [{ ...node, ...tokenCountsOf(node) }]);
+          if (!(await this.repo.create(tx, ws, [{ ...node, ...tokenCountsOf(node) }]))) throw notFound('Workspace');
           await syncWikilinks(this.repo, tx, ws, { named: [node], contents: [node] }, now);
           const { id, createdAt, updatedAt, archivedAt, ...after } = node;
-          await recordAudit(tx, stampOf(caller, now), { action: 'node.created', workspaceId: ws, targetIds: [id], after });
+          await recordAudit(tx, stampOf(caller, now), { action: 'node.created', workspaceId: ws, targetIds: [id], after: contentDigested(after) });
           return (await this.repo.get(tx, ws, node.id))!;
         });
         await this.deps.gate.graphChanged(ws);
@@ -135,8 +136,8 @@ export class NodeService {
     const input = normaliseNodeFields(given);
     checkWikilinks(input.content);
     try {
-      const detail = await this.inWorkspace(ws, async (tx, now) => {
-        const current = await this.repo.get(tx, ws, nodeId);
+      const detail = await this.write(async (tx, now) => {
+        const current = (await this.repo.lock(tx, ws, nodeId)) ? await this.repo.get(tx, ws, nodeId) : undefined;
         if (!current) throw notFound('Context node');
         const changes: Record<string, unknown> = { ...input };
         if (input.content !== undefined) changes.tokenCount = countTokens(input.content);
@@ -154,7 +155,7 @@ export class NodeService {
         const fields = Object.keys(input);
         await recordAudit(tx, stampOf(caller, now), {
           action: 'node.updated', workspaceId: ws, targetIds: [nodeId],
-          before: pick(current as unknown as Record<string, unknown>, fields), after: pick(updated as unknown as Record<string, unknown>, fields),
+          before: contentDigested(pick(current as unknown as Record<string, unknown>, fields)), after: contentDigested(pick(updated as unknown as Record<string, unknown>, fields)),
         });
         return updated;
       });
@@ -203,7 +204,7 @@ export class NodeService {
       throw invalidField('/targetId', 'must not be the source node itself (self-links are not allowed)');
     }
     const ws = caller.workspaceId;
-    const link = await this.inWorkspace(ws, async (tx, now) => {
+    const link = await this.write(async (tx, now) => {
       const linkId = newId('lnk');
       const result = await this.repo.createLink(tx, { workspaceId: ws, sourceType, sourceId, targetId: input.targetId, linkType: input.linkType, linkId, now });
       if (!result.sourceFound) throw notFound(sourceType === 'playbook' ? 'Playbook' : 'Context node');
@@ -223,7 +224,7 @@ export class NodeService {
   /** Deletes a manual link going out of the source. A wikilink's link belongs to the source's content (409). */
   async deleteLink(caller: Caller, sourceType: SourceType, sourceId: string, linkId: string): Promise<void> {
     const ws = caller.workspaceId;
-    await this.inWorkspace(ws, async (tx, now) => {
+    await this.write(async (tx, now) => {
       const result = await this.repo.deleteLink(tx, { workspaceId: ws, sourceType, sourceId, linkId });
       if (!result.sourceFound) throw notFound(sourceType === 'playbook' ? 'Playbook' : 'Context node');
       if (!result.linkFound) throw notFound('Link');
@@ -237,7 +238,7 @@ export class NodeService {
 
   private async setStatus(caller: Caller, nodeId: string, status: NodeStatus): Promise<void> {
     const ws = caller.workspaceId;
-    const changed = await this.inWorkspace(ws, async (tx, now) => {
+    const changed = await this.write(async (tx, now) => {
       const [result] = await this.repo.setStatus(tx, ws, [nodeId], status, now);
       if (!result) throw notFound('Context node');
       // Archiving an archived node (or restoring a live one) changes nothing, so it records nothing either.
@@ -252,27 +253,31 @@ export class NodeService {
     if (changed) await this.deps.gate.graphChanged(ws);
   }
 
-  /** Runs `work` in one write transaction holding the workspace's graph lock. */
-  private async inWorkspace<R>(workspaceId: string, work: (tx: GraphTx, now: string) => Promise<R>): Promise<R> {
+  /** Runs `work` in one write transaction (all of it again if Neo4j ends it for a deadlock), with one timestamp for all it writes. */
+  private async write<R>(work: (tx: GraphTx, now: string) => Promise<R>): Promise<R> {
     const now = this.deps.clock().toISOString();
-    const { found, result } = await this.repo.inWorkspaceTx(workspaceId, now, (tx) => work(tx, now));
-    if (!found) throw notFound('Workspace');
-    return result as R;
+    return this.repo.writeTx((tx) => work(tx, now));
   }
 
   /**
-   * The slug a node gets: an explicit one must be free (409 slug_taken otherwise, unless `selfId` holds it);
-   * an automatic one is the slugified title, with -2, -3, … appended while taken.
+   * The slug a node gets, claimed until the transaction ends: an explicit one must be free (409 slug_taken
+   * otherwise, unless `selfId` holds it); an automatic one is the slugified title, with -2, -3, … appended while
+   * taken. Writes deriving from one base claim the base, so they choose one after another; the suffixed slug chosen
+   * is claimed too and checked again, since an explicit slug may have taken it without claiming the base.
    */
   private async allocateSlug(tx: GraphTx, workspaceId: string, title: string, explicit?: string, selfId?: string): Promise<string> {
+    const claim = (slug: string) => this.repo.claimSlugs(tx, workspaceId, [nameKey(slug)], slug);
     if (explicit !== undefined) {
-      const taken = await this.repo.takenSlugs(tx, workspaceId, explicit);
-      if (taken.some((t) => t.slug === explicit && t.id !== selfId)) throw slugTaken(explicit);
+      if ((await claim(explicit)).some((t) => t.slug === explicit && t.id !== selfId)) throw slugTaken(explicit);
       return explicit;
     }
     const base = slugBase(title, 'node');
-    const taken = new Set((await this.repo.takenSlugs(tx, workspaceId, base)).map((t) => t.slug));
-    return firstFreeSlug(base, taken);
+    const taken = new Set((await claim(base)).map((t) => t.slug));
+    for (;;) {
+      const slug = firstFreeSlug(base, taken);
+      if (slug === base || !(await claim(slug)).some((t) => t.slug === slug)) return slug;
+      taken.add(slug);
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import type { GraphTx } from '../infra/neo4j.js';
-import { type Nameable, namesOf } from './names.js';
+import { type Nameable, type NodeName, namesOf } from './names.js';
 import type { NodeRepository } from './repository.js';
-import { parseWikilinks } from './wikilinks.js';
+import { type Wikilink, parseWikilinks } from './wikilinks.js';
 
 /** What a write changed that wikilinks depend on: the nodes whose names may have changed, and those whose content did. */
 export interface WikilinkChanges {
@@ -16,10 +16,9 @@ export interface WikilinkChanges {
  * nodes changed. A target created later resolves the links waiting for it this way, whatever name they use.
  */
 export async function syncWikilinks(repo: NodeRepository, tx: GraphTx, workspaceId: string, changes: WikilinkChanges, now: string): Promise<void> {
-  const named = changes.named ?? [];
-  const contents = changes.contents ?? [];
-  const waiting = await repo.setNames(tx, workspaceId, named.map((node) => ({ nodeId: node.id, names: namesOf(node) })));
-  await repo.setWikilinks(tx, workspaceId, contents.map((node) => ({ nodeId: node.id, links: parseWikilinks(node.content) })));
-  const sources = new Set([...contents.map((node) => node.id), ...named.map((node) => node.id), ...waiting]);
-  await repo.resolveWikilinks(tx, workspaceId, [...sources], now);
+  const items = new Map<string, { nodeId: string; names: NodeName[] | null; links: Wikilink[] | null }>();
+  const item = (nodeId: string) => items.get(nodeId) ?? items.set(nodeId, { nodeId, names: null, links: null }).get(nodeId)!;
+  for (const node of changes.named ?? []) item(node.id).names = namesOf(node);
+  for (const node of changes.contents ?? []) item(node.id).links = parseWikilinks(node.content);
+  await repo.syncWikilinks(tx, workspaceId, [...items.values()], true, now);
 }

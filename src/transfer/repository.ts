@@ -129,7 +129,7 @@ export class TransferWriter {
   /** Creates nodes with their names, so that the wikilinks stage finds every node of the document by name. */
   async nodes(nodes: (ContextNode & TokenCounts)[]): Promise<void> {
     await this.nodeRepo.create(this.tx, this.workspaceId, nodes);
-    await this.nodeRepo.setNames(this.tx, this.workspaceId, nodes.map((node) => ({ nodeId: node.id, names: namesOf(node) })));
+    await this.nodeRepo.syncWikilinks(this.tx, this.workspaceId, nodes.map((node) => ({ nodeId: node.id, names: namesOf(node), links: null })), false, '');
   }
 
   async links(links: { id: string; sourceType: string; sourceId: string; targetId: string; relType: RelationshipType; origin: string; createdAt: string }[]): Promise<void> {
@@ -142,8 +142,7 @@ export class TransferWriter {
    */
   async wikilinks(items: { id: string; links: Wikilink[] }[], now: string): Promise<void> {
     const linking = items.filter((i) => i.links.length);
-    await this.nodeRepo.setWikilinks(this.tx, this.workspaceId, linking.map((i) => ({ nodeId: i.id, links: i.links })));
-    await this.nodeRepo.resolveWikilinks(this.tx, this.workspaceId, linking.map((i) => i.id), now);
+    await this.nodeRepo.syncWikilinks(this.tx, this.workspaceId, linking.map((i) => ({ nodeId: i.id, names: null, links: i.links })), true, now);
   }
 
   async remarks(label: RemarkLabel, remarks: Row[]): Promise<void> {

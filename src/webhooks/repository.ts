@@ -13,7 +13,7 @@ function toSubscription(s: Row): Subscription {
 
 function toDelivery(d: Row): Delivery {
   return {
-    id: d.id, eventId: d.eventId, eventType: d.eventType, seq: d.seq, status: d.status, attempts: d.attempts ?? 0,
+    id: d.id, eventId: d.eventId, eventType: d.eventType, seq: d.seq ?? null, status: d.status, attempts: d.attempts ?? 0,
     lastStatusCode: d.lastStatusCode ?? null, lastError: d.lastError ?? null, lastAttemptAt: d.lastAttemptAt ?? null,
     deliveredAt: d.deliveredAt ?? null, createdAt: d.createdAt,
   };
@@ -77,9 +77,12 @@ export class WebhookRepository {
     return (await this.graph.read('webhooks/due', { limit })) as { workspaceId: string; subscriptionId: string }[];
   }
 
-  /** The subscription's next `limit` pending deliveries, in order; none when it has none or is not active. */
+  /**
+   * The subscription's next `limit` pending deliveries, in order, numbering those not numbered yet (a write); none
+   * when it has none or is not active.
+   */
   async next(workspaceId: string, subscriptionId: string, limit: number): Promise<NextDelivery[]> {
-    return (await this.graph.read('webhooks/next-deliveries', { workspaceId, subscriptionId, limit })) as NextDelivery[];
+    return (await this.graph.write('webhooks/next-deliveries', { workspaceId, subscriptionId, limit })) as NextDelivery[];
   }
 
   /** Deliveries the receiver accepted, each with its status code. */

@@ -58,7 +58,7 @@ export const DeliverySchema = Type.Object({
   id: Type.String({ description: 'Also the webhook-id header of every attempt' }),
   eventId: Type.String({ description: 'The audit event delivered' }),
   eventType: Type.String(),
-  seq: Type.Integer({ description: 'Its place in the subscription’s order' }),
+  seq: Nullable(Type.Integer({ description: 'Its place in the subscription’s order; null until the dispatcher takes it up, moments after the change' })),
   status: literals(['pending', 'delivered', 'failed', 'cancelled'] as const),
   attempts: Type.Integer({ minimum: 0 }),
   lastStatusCode: Nullable(Type.Integer()),

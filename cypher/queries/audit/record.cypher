@@ -1,6 +1,7 @@
 // Records one audit event in the transaction of the change it describes and, for each active webhook subscription
-// of the workspace that takes its action, the outbox record of its delivery (numbered per subscription, so the
-// dispatcher keeps each receiver's order; the number is taken under the subscription's write lock).
+// of the workspace that takes its action, the outbox record of its delivery. The subscription is only read: the
+// delivery gets its number in the subscription's order from the dispatcher (webhooks/next-deliveries.cypher), so
+// changes to one workspace do not wait for one another here.
 // Params: $event {id, workspaceId (null for the operator's changes outside a workspace), action, actorKind, actorId,
 //   sponsorUserId, requestId, targetIds, before (JSON text or null), after (JSON text or null), at}, $workspaceId.
 // Columns: deliveries (how many outbox records were written).
@@ -10,10 +11,9 @@ WITH e
 CALL (e) {
   MATCH (s:WebhookSubscription {workspaceId: $workspaceId, status: 'active'})
   WHERE e.action IN s.eventTypes
-  SET s.lastSeq = coalesce(s.lastSeq, 0) + 1
   CREATE (d:WebhookDelivery {
     id: 'whd_' + replace(randomUUID(), '-', ''),
-    workspaceId: $workspaceId, subscriptionId: s.id, eventId: e.id, eventType: e.action, seq: s.lastSeq,
+    workspaceId: $workspaceId, subscriptionId: s.id, eventId: e.id, eventType: e.action, seq: null,
     status: 'pending', attempts: 0, createdAt: e.at, nextAttemptAt: e.at
   })
   RETURN count(d) AS deliveries

@@ -8,6 +8,10 @@
 //    'manual'; a target outside the workspace, missing, or the node itself is skipped.
 UNWIND $items AS item
 MATCH (a:ContextNode {id: item.nodeId, workspaceId: $workspaceId})
+// Locked as a single link's creation locks its source (links/create.cypher), so neither adds a link twice.
+SET a._LOCK_ = true
+REMOVE a._LOCK_
+WITH a, item
 CALL (a, item) {
   MATCH (a)-[r]->(t:ContextNode)
   WHERE type(r) IN $linkRelTypes AND r.origin = 'manual'

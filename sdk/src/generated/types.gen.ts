@@ -7752,10 +7752,7 @@ export type ListWebhookDeliveriesResponses = {
              */
             eventId: string;
             eventType: string;
-            /**
-             * Its place in the subscription’s order
-             */
-            seq: number;
+            seq: number | null;
             status: 'pending' | 'delivered' | 'failed' | 'cancelled';
             attempts: number;
             lastStatusCode: number | null;
@@ -7849,10 +7846,7 @@ export type RedeliverWebhookResponses = {
          */
         eventId: string;
         eventType: string;
-        /**
-         * Its place in the subscription’s order
-         */
-        seq: number;
+        seq: number | null;
         status: 'pending' | 'delivered' | 'failed' | 'cancelled';
         attempts: number;
         lastStatusCode: number | null;
