@@ -159,7 +159,7 @@ async function runSteps<W>(driver: Driver, catalog: QueryCatalog, steps: Step<W>
     await session.executeWrite(async (tx) => {
       const sent: Promise<void>[] = [];
       for (const step of steps) {
-        const result = tx.run(catalog.get(step.name), step.params(w));
+        const result = tx.run(catalog.toSend(step.name), step.params(w));
         if (step.send) {
           const done = Promise.resolve(result).then(() => undefined);
           done.catch(() => undefined);

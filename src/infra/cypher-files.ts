@@ -7,10 +7,13 @@ export const cypherDir = path.join(projectRoot, 'cypher');
 /**
  * Every statement under cypher/queries, read once at start-up and named by its path without the
  * extension: cypher/queries/playbooks/create.cypher is 'playbooks/create'. The saved reports under
- * cypher/reports are named 'reports/<name>' and kept as written (their header comments describe them).
+ * cypher/reports are named 'reports/<name>'. Each is kept as written (get) and as sent to Neo4j (toSend): a
+ * statement of cypher/queries without its comments and indentation, a report as written (an analyst reads the
+ * positions in its error messages against the file).
  */
 export class QueryCatalog {
   private readonly texts = new Map<string, string>();
+  private readonly sent = new Map<string, string>();
 
   constructor(dir = path.join(cypherDir, 'queries'), reportsDir: string | undefined = path.join(cypherDir, 'reports')) {
     this.load(dir, '', compact);
@@ -22,12 +25,24 @@ export class QueryCatalog {
       if (!entry.isFile() || !entry.name.endsWith('.cypher')) continue;
       const full = path.join(entry.parentPath, entry.name);
       const name = prefix + path.relative(dir, full).replace(/\\/g, '/').replace(/\.cypher$/, '');
-      this.texts.set(name, prepare(readFileSync(full, 'utf8')));
+      const text = readFileSync(full, 'utf8');
+      this.texts.set(name, text);
+      this.sent.set(name, prepare(text));
     }
   }
 
+  /** The statement as written, comments included. */
   get(name: string): string {
-    const text = this.texts.get(name);
+    return this.lookup(this.texts, name);
+  }
+
+  /** The statement as it is sent to Neo4j (see compact). */
+  toSend(name: string): string {
+    return this.lookup(this.sent, name);
+  }
+
+  private lookup(texts: Map<string, string>, name: string): string {
+    const text = texts.get(name);
     if (text === undefined) throw new Error(`No Cypher statement named '${name}' under cypher/queries`);
     return text;
   }

@@ -172,7 +172,7 @@ export class GraphExecutor {
    * the read is a 503, whatever a retry would still try.
    */
   async read<T extends Row = Row>(name: string, params: Params = {}): Promise<T[]> {
-    const text = this.queries.get(name);
+    const text = this.queries.toSend(name);
     const timeoutMs = this.options.readTimeoutMs ?? 30_000;
     const started = Date.now();
     const attempts = async (): Promise<T[]> => {
@@ -204,7 +204,7 @@ export class GraphExecutor {
   }
 
   async write<T extends Row = Row>(name: string, params: Params = {}): Promise<T[]> {
-    const text = this.queries.get(name);
+    const text = this.queries.toSend(name);
     return this.guard(async () => {
       const result = await this.driver.executeQuery(text, params, { database: this.database, routing: routing.WRITE });
       return result.records.map((r) => r.toObject() as T);
@@ -264,16 +264,16 @@ export class GraphExecutor {
   private txOf(tx: ManagedTransaction | Transaction, sent: Promise<void>[]): GraphTx {
     return {
       run: async <T extends Row>(name: string, params: Params = {}) => {
-        const answer = await tx.run(this.queries.get(name), params);
+        const answer = await tx.run(this.queries.toSend(name), params);
         return answer.records.map((r) => r.toObject() as T);
       },
       send: (name: string, params: Params = {}) => {
-        const done = Promise.resolve(tx.run(this.queries.get(name), params)).then(() => undefined);
+        const done = Promise.resolve(tx.run(this.queries.toSend(name), params)).then(() => undefined);
         // inTx awaits it before commit; when the work throws first, the transaction rolls back and this no longer matters.
         done.catch(() => undefined);
         sent.push(done);
       },
-      stream: <T extends Row>(name: string, params: Params = {}) => rowsOf<T>(tx.run(this.queries.get(name), params)),
+      stream: <T extends Row>(name: string, params: Params = {}) => rowsOf<T>(tx.run(this.queries.toSend(name), params)),
     };
   }
 
