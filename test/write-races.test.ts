@@ -519,6 +519,34 @@ describe('write races: concurrent writes to one workspace keep its rules', funct
     });
   });
 
+  describe('playbook slugs', () => {
+    it('many creations of playbooks with one explicit slug: exactly one 201, every other 409 slug_taken', async () => {
+      const a = await arena();
+      for (let round = 0; round < 3; round += 1) {
+        const slug = `same-playbook-${tag()}`;
+        const replies = await Promise.all(Array.from({ length: 16 }, (_, i) =>
+          post(a, i, '/playbooks', { title: `Claimant ${round} ${i}`, slug, version: { content: { instructions: 'x' } } })));
+        onlyStatuses(replies, [201, 409], `round ${round}`);
+        const won = replies.filter((r) => r.status === 201);
+        expect(won, `round ${round}: one 201 (${statuses(replies)})`).to.have.length(1);
+        expect(won[0].body.slug).to.equal(slug);
+        for (const r of replies.filter((x) => x.status !== 201)) problem(r, 409, 'slug_taken');
+      }
+    });
+
+    it('many creations of playbooks with one title and no slug: all 201, with the slugs base, base-2, … base-N', async () => {
+      const a = await arena();
+      const clients = 16;
+      const title = `Launch Plan x${tag()}`;
+      const replies = await Promise.all(Array.from({ length: clients }, (_, i) =>
+        post(a, i, '/playbooks', { title, version: { content: { instructions: `x ${i}` } } })));
+      onlyStatuses(replies, [201], 'creations');
+      const base = replies[0].body.slug.replace(/-\d+$/, '');
+      const expected = [base, ...Array.from({ length: clients - 1 }, (_, i) => `${base}-${i + 2}`)].sort();
+      expect(replies.map((r) => r.body.slug).sort()).to.deep.equal(expected);
+    });
+  });
+
   describe('approvals', () => {
     it('approvals of different drafts of one playbook at once: every draft approved once, exactly one approved at the end', async () => {
       const a = await arena();

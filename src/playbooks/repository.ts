@@ -114,7 +114,7 @@ export class PlaybookRepository {
   }
 
   /**
-   * Creates the playbook and its draft version 1 in one transaction. The workspace is locked first;
+   * Creates the playbook and its draft version 1 in one transaction. Its slug is claimed first (claim-slug.cypher);
    * `chooseSlug` gets the slugs already taken that could collide and returns the slug to use (or throws).
    * Returns undefined when the workspace does not exist.
    */
@@ -126,9 +126,18 @@ export class PlaybookRepository {
     stamp: AuditStamp,
   ): Promise<PlaybookDetail | undefined> {
     return this.graph.writeTx(async (tx) => {
-      const [locked] = await tx.run('playbooks/lock-workspace-slugs', { workspaceId, slug: baseSlug, now: input.now });
-      if (!locked) return undefined;
-      const slug = chooseSlug(new Set(locked.taken));
+      const claim = async (slug: string) => {
+        const [row] = await tx.run('playbooks/claim-slug', { workspaceId, slug });
+        return row && new Set<string>(row.taken);
+      };
+      const taken = await claim(baseSlug);
+      if (!taken) return undefined;
+      let slug = chooseSlug(taken);
+      // A suffixed slug is claimed too and checked again: a creation with that explicit slug claims only it.
+      while (slug !== baseSlug && (await claim(slug))!.has(slug)) {
+        taken.add(slug);
+        slug = chooseSlug(taken);
+      }
       await tx.run('playbooks/create', { workspaceId, ...input, slug, content: JSON.stringify(input.content) });
       const { content, changeNote, versionId, now, ...playbook } = input;
       await recordAudit(tx, stamp, {

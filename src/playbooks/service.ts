@@ -74,7 +74,7 @@ export class PlaybookService {
         await this.deps.gate.graphChanged(caller.workspaceId);
         return created;
       } catch (err) {
-        // The workspace lock serialises creations; only a concurrent PATCH of a slug can still collide.
+        // Creations of one slug take turns on its claim; only a concurrent PATCH of a slug can still collide.
         if (!isConstraintViolation(err)) throw err;
         if (explicit) throw slugTaken(base);
         if (attempt >= slugAttempts) throw err;

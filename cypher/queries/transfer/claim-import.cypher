@@ -1,5 +1,5 @@
 // First transaction of a workspace import: takes the workspace's write lock for its graph and its playbook slugs
-// (graphChangedAt, playbooksChangedAt, as node and playbook writes do), then claims the workspace for this import
+// (graphChangedAt, playbooksChangedAt, as a bulk node import's batches do), then claims the workspace for this import
 // when it is empty and no other import holds it: the import's batches are transactions of their own, and the
 // mark (importId, importActiveAt) is what keeps a second import out until the last batch clears it. A mark whose
 // import has not written since $staleBefore is taken to be left by a process that stopped, and holds nothing.
