@@ -3,7 +3,8 @@
 // delivery gets its number in the subscription's order from the dispatcher (webhooks/next-deliveries.cypher), so
 // changes to one workspace do not wait for one another here.
 // Params: $event {id, workspaceId (null for the operator's changes outside a workspace), action, actorKind, actorId,
-//   sponsorUserId, requestId, targetIds, before (JSON text or null), after (JSON text or null), at}, $workspaceId.
+//   sponsorUserId, requestId, targetIds, before (JSON text or null), after (JSON text or null), at}, $workspaceId,
+//   $writtenAt (epoch milliseconds with a fraction, the order the dispatcher numbers deliveries in).
 // Columns: deliveries (how many outbox records were written).
 CREATE (e:AuditEvent)
 SET e = $event
@@ -14,7 +15,7 @@ CALL (e) {
   CREATE (d:WebhookDelivery {
     id: 'whd_' + replace(randomUUID(), '-', ''),
     workspaceId: $workspaceId, subscriptionId: s.id, eventId: e.id, eventType: e.action, seq: null,
-    status: 'pending', attempts: 0, createdAt: e.at, nextAttemptAt: e.at
+    status: 'pending', attempts: 0, createdAt: e.at, nextAttemptAt: e.at, writtenAt: $writtenAt
   })
   RETURN count(d) AS deliveries
 }

@@ -1,7 +1,7 @@
 // The oldest pending deliveries of an active subscription, in its order (`seq`), with what each sends: the
 // dispatcher sends them one after the other and records the delivered ones together (record-delivered).
 // A change's transaction writes its deliveries without a number, so that changes never wait for one another on
-// the subscription; they are numbered here, in the order of their events' times, after those numbered before.
+// the subscription; they are numbered here, in the order they were written (writtenAt), after those numbered before.
 // The subscription is write-locked first, so one dispatcher at a time numbers its deliveries (as a redelivery
 // does, redeliver.cypher): no number is given twice or skipped.
 // Params: $workspaceId, $subscriptionId, $limit. Columns: delivery, event, url, secret. No row: nothing to send.
@@ -11,7 +11,7 @@ WITH s
 CALL (s) {
   MATCH (d:WebhookDelivery {subscriptionId: s.id, status: 'pending'})
   WHERE d.workspaceId = $workspaceId AND d.seq IS NULL
-  WITH d ORDER BY d.createdAt, d.id
+  WITH d ORDER BY coalesce(d.writtenAt, 0), d.createdAt, d.id
   LIMIT toInteger($limit)
   WITH collect(d) AS fresh
   CALL (fresh, s) {
