@@ -141,7 +141,8 @@ describe('the console’s node aliases, tags, source file and link sections, in 
     // Cleared: every node again.
     await page.getByRole('link', { name: 'Clear the tag filter' }).click();
     await until('the unfiltered list', () => rowIds(page), (ids) => [tagged.id, other.id, untagged.id].every((id) => ids.includes(id)));
-    expect(await page.getByLabel('Tag', { exact: true }).inputValue()).to.equal('');
+    // The field follows the address a moment after the list does.
+    await until('the tag field cleared', () => page.getByLabel('Tag', { exact: true }).inputValue(), (value) => value === '');
 
     // A row's tag: the list of that tag, the tag marked as the current filter.
     await page.locator(`tr[data-node-id="${other.id}"]`).getByRole('link', { name: `Only nodes tagged #${otherTag}` }).click();
