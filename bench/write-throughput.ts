@@ -26,6 +26,7 @@ import type { GraphTx, Params, Row } from '../src/infra/neo4j.js';
 import { linkTypeParams, relationshipTypeOf } from '../src/nodes/link-types.js';
 import { namesOf } from '../src/nodes/names.js';
 import type { ContextNode } from '../src/nodes/schemas.js';
+import { stored } from '../src/nodes/repository.js';
 import { withDefaults } from '../src/nodes/service.js';
 import { tokenCountsOf } from '../src/nodes/token-count.js';
 import { nameKey, parseWikilinks } from '../src/nodes/wikilinks.js';
@@ -46,7 +47,7 @@ import { type Stack, onFreshStores } from './stack.js';
 const NODE_CREATE: Step<NodeWrite>[] = [
   // src/nodes/service.ts create(): the slug claimed (allocateSlug; every title here is new, so its base is free) …
   { name: 'nodes/claim-slug', params: (w) => ({ workspaceId: w.ws, keys: [nameKey(w.base)], base: w.base }), then: (rows, w) => void (w.node.slug = firstFreeSlug(w.base, new Set(rows[0].taken.map((t: { slug: string }) => t.slug)))) },
-  { name: 'nodes/create', params: (w) => ({ workspaceId: w.ws, nodes: [stored(w.node)] }) },
+  { name: 'nodes/create', params: (w) => ({ workspaceId: w.ws, nodes: [stored({ ...w.node, ...tokenCountsOf(w.node) })] }) },
   // … src/nodes/wikilink-sync.ts syncWikilinks() …
   { name: 'links/sync-wikilinks', params: (w) => ({ workspaceId: w.ws, items: [{ nodeId: w.node.id, names: namesOf(w.node).sort(byKey), links: parseWikilinks(w.node.content).sort(byKey) }], resolve: true, now: w.now }) },
   // … the audit event, and the node with its links as the answer.
@@ -99,8 +100,6 @@ function audit(w: Base, entry: Omit<AuditEntry, 'workspaceId'>): Params {
   return params;
 }
 
-/** A node as NodeRepository.create stores it (its stored() is private): token counts, empty lists as absent. */
-const stored = (node: ContextNode) => ({ ...node, ...tokenCountsOf(node), aliases: null, tags: null, aliasText: null });
 /** What node.created's `after` holds: the node without its id and times. */
 function fieldsOf(node: ContextNode): Record<string, unknown> {
   const { id, createdAt, updatedAt, archivedAt, ...after } = node;

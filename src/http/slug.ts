@@ -104,3 +104,17 @@ export function firstFreeSlug(base: string, taken: { has(slug: string): boolean 
     if (!taken.has(candidate)) return candidate;
   }
 }
+
+/**
+ * The slug `choose` picks from `taken` (the slugs already taken that equal `base` or extend it, under a claim of
+ * `base`), with a pick other than `base` claimed too and checked again: a write of exactly that slug claims only
+ * it, so it may have taken it meanwhile. `claim` locks a slug until the transaction ends and returns the slugs
+ * taken that equal or extend it.
+ */
+export async function settleSlug(base: string, taken: Set<string>, choose: (taken: Set<string>) => string, claim: (slug: string) => Promise<Set<string>>): Promise<string> {
+  for (;;) {
+    const slug = choose(taken);
+    if (slug === base || !(await claim(slug)).has(slug)) return slug;
+    taken.add(slug);
+  }
+}

@@ -219,7 +219,7 @@ export function toNode(raw: Record<string, any>): ContextNode {
  * A node's fields as stored: empty lists of aliases and tags are not stored (absent reads as empty), and the
  * aliases are also kept as lines of text, which the full-text index searches.
  */
-function stored(given: object): Record<string, unknown> {
+export function stored(given: object): Record<string, unknown> {
   const fields = given as Record<string, unknown>;
   if (!('aliases' in fields) && !('tags' in fields)) return fields;
   const out: Record<string, unknown> = { ...fields };

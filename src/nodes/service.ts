@@ -2,7 +2,7 @@ import { contentDigested, pick, recordAudit, stampOf } from '../audit/recorder.j
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
-import { firstFreeSlug, slugBase } from '../http/slug.js';
+import { firstFreeSlug, settleSlug, slugBase } from '../http/slug.js';
 import { newId } from '../infra/ids.js';
 import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
@@ -262,8 +262,7 @@ export class NodeService {
   /**
    * The slug a node gets, claimed until the transaction ends: an explicit one must be free (409 slug_taken
    * otherwise, unless `selfId` holds it); an automatic one is the slugified title, with -2, -3, … appended while
-   * taken. Writes deriving from one base claim the base, so they choose one after another; the suffixed slug chosen
-   * is claimed too and checked again, since an explicit slug may have taken it without claiming the base.
+   * taken. Writes deriving from one base claim the base, so they choose one after another (settleSlug).
    */
   private async allocateSlug(tx: GraphTx, workspaceId: string, title: string, explicit?: string, selfId?: string): Promise<string> {
     const claim = (slug: string) => this.repo.claimSlugs(tx, workspaceId, [nameKey(slug)], slug);
@@ -271,13 +270,9 @@ export class NodeService {
       if ((await claim(explicit)).some((t) => t.slug === explicit && t.id !== selfId)) throw slugTaken(explicit);
       return explicit;
     }
+    const slugsOf = async (slug: string) => new Set((await claim(slug)).map((t) => t.slug));
     const base = slugBase(title, 'node');
-    const taken = new Set((await claim(base)).map((t) => t.slug));
-    for (;;) {
-      const slug = firstFreeSlug(base, taken);
-      if (slug === base || !(await claim(slug)).some((t) => t.slug === slug)) return slug;
-      taken.add(slug);
-    }
+    return settleSlug(base, await slugsOf(base), (taken) => firstFreeSlug(base, taken), slugsOf);
   }
 }
 

@@ -114,14 +114,14 @@ export class PlaybookRepository {
   }
 
   /**
-   * Creates the playbook and its draft version 1 in one transaction. Its slug is claimed first (claim-slug.cypher);
-   * `chooseSlug` gets the slugs already taken that could collide and returns the slug to use (or throws).
-   * Returns undefined when the workspace does not exist.
+   * Creates the playbook and its draft version 1 in one transaction. Its base slug is claimed first
+   * (claim-slug.cypher); `chooseSlug` gets the slugs already taken that could collide, and a claim of any other
+   * slug it considers, and returns the slug to use (or throws). Returns undefined when the workspace does not exist.
    */
   async create(
     workspaceId: string,
     baseSlug: string,
-    chooseSlug: (taken: Set<string>) => string,
+    chooseSlug: (taken: Set<string>, claim: (slug: string) => Promise<Set<string>>) => Promise<string>,
     input: Omit<NewPlaybook, 'slug'>,
     stamp: AuditStamp,
   ): Promise<PlaybookDetail | undefined> {
@@ -132,12 +132,7 @@ export class PlaybookRepository {
       };
       const taken = await claim(baseSlug);
       if (!taken) return undefined;
-      let slug = chooseSlug(taken);
-      // A suffixed slug is claimed too and checked again: a creation with that explicit slug claims only it.
-      while (slug !== baseSlug && (await claim(slug))!.has(slug)) {
-        taken.add(slug);
-        slug = chooseSlug(taken);
-      }
+      const slug = await chooseSlug(taken, async (other) => (await claim(other)) ?? new Set());
       await tx.run('playbooks/create', { workspaceId, ...input, slug, content: JSON.stringify(input.content) });
       const { content, changeNote, versionId, now, ...playbook } = input;
       await recordAudit(tx, stamp, {

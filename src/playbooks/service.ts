@@ -1,7 +1,7 @@
 import { pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
-import { firstFreeSlug, slugBase } from '../http/slug.js';
+import { firstFreeSlug, settleSlug, slugBase } from '../http/slug.js';
 import { newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
@@ -62,11 +62,11 @@ export class PlaybookService {
         const created = await this.repo.create(
           caller.workspaceId,
           base,
-          (taken) => {
-            if (!explicit) return firstFreeSlug(base, taken);
-            if (taken.has(base)) throw slugTaken(base);
+          (taken, claim) => settleSlug(base, taken, (free) => {
+            if (!explicit) return firstFreeSlug(base, free);
+            if (free.has(base)) throw slugTaken(base);
             return base;
-          },
+          }, claim),
           { ...record, id: newId('pb'), versionId: newId('pbv'), now: this.now() },
           stampOf(caller, this.now()),
         );
