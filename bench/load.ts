@@ -1,184 +1,157 @@
 /**
- * Load drivers: autocannon for HTTP (a fixed number of keep-alive connections, each one request at a time), and
- * a small concurrency loop for the raw neo4j-driver floor. Both record every response's latency themselves
- * (autocannon's own histogram keeps whole milliseconds and only 2xx answers; a 304 run needs its latencies too)
- * and report p50/p95/p99 from the sorted samples.
+ * Load and its measurement. HTTP load is autocannon's (a fixed number of keep-alive connections, one request at a
+ * time each); the raw-driver floors are concurrency loops over neo4j-driver. Both record every answer's latency
+ * themselves (autocannon's histogram keeps whole milliseconds and 2xx answers only; a 304 run needs its latencies
+ * too). Client k goes round the list of requests starting at position k.
  *
- * Rotation is the same in both: client (or worker) k goes round the list of requests (or parameter sets)
- * starting at position k, one after the other.
+ * A measurement is split into rounds, and the list of jobs is gone through once per round, so that a figure and
+ * the baseline it is divided by share the same stretches of a shared, noisy machine. Only the first round warms up.
  */
 import autocannon from 'autocannon';
-import neo4j, { type Driver } from 'neo4j-driver';
+import type { CpuDelta, Meter } from './meter.js';
 
 export interface Stats {
   requests: number;
-  durationS: number;
   rps: number;
   p50: number;
   p95: number;
   p99: number;
-  mean: number;
-  max: number;
-  /** Answers per HTTP status (HTTP runs), or {ok, error} (driver runs). */
+  /** Answers per HTTP status (`ok` for the driver); errors: connection errors, timeouts, calls that threw. */
   status: Record<string, number>;
-  /** Connection errors, timeouts, driver errors. */
   errors: number;
-  /** Mean response body bytes (HTTP runs). */
-  bytesPerResponse?: number;
 }
 
-export function percentile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i];
+export interface Measured {
+  stats: Stats;
+  /** Peak RSS of the process under test while measured, bytes. */
+  rssPeak?: number;
+  /** CPU ms per request of the process under test (absent for the driver, whose work is the bench's own), Neo4j and Redis. */
+  cpuMsPerRequest: { proc?: number; neo4j?: number; redis?: number; loadDriver?: number };
+  /** The share of the machine other processes took meanwhile, %. */
+  foreignPct: number;
 }
 
-/** One measured run before summarising: runs of the same scenario (rounds) are merged. */
-export interface RawRun {
+interface RawRun {
   latencies: number[];
-  durationS: number;
+  seconds: number;
   status: Record<string, number>;
   errors: number;
-  bytes?: number;
 }
 
-/** Merges rounds: latencies pooled, requests/s = all answers over all measured time. */
-export function summariseRuns(runs: RawRun[]): Stats {
-  const latencies = runs.flatMap((r) => r.latencies);
-  const status: Record<string, number> = {};
-  for (const r of runs) for (const [k, v] of Object.entries(r.status)) status[k] = (status[k] ?? 0) + v;
-  const bytes = runs.some((r) => r.bytes !== undefined) ? runs.reduce((a, r) => a + (r.bytes ?? 0), 0) : undefined;
-  return summarise(latencies, runs.reduce((a, r) => a + r.durationS, 0), status, runs.reduce((a, r) => a + r.errors, 0), bytes);
+export interface Window {
+  seconds: number;
+  warmupS: number;
+  /** Called between the warm-up and the measured part. */
+  onMeasureStart: () => void;
 }
 
-function summarise(latencies: number[], durationS: number, status: Record<string, number>, errors: number, bytes?: number): Stats {
-  const sorted = Float64Array.from(latencies).sort();
-  const sum = latencies.reduce((a, b) => a + b, 0);
-  const r3 = (x: number) => Math.round(x * 1000) / 1000;
-  return {
-    requests: latencies.length,
-    durationS: r3(durationS),
-    rps: Math.round((latencies.length / durationS) * 10) / 10,
-    p50: r3(percentile(sorted, 0.5)),
-    p95: r3(percentile(sorted, 0.95)),
-    p99: r3(percentile(sorted, 0.99)),
-    mean: r3(latencies.length ? sum / latencies.length : NaN),
-    max: r3(sorted.length ? sorted[sorted.length - 1] : NaN),
-    status,
-    errors,
-    ...(bytes !== undefined ? { bytesPerResponse: latencies.length ? Math.round(bytes / latencies.length) : 0 } : {}),
-  };
+export interface Job<K> {
+  key: K;
+  /** The process under test, as the meter names it. */
+  proc?: string;
+  run: (w: Window) => Promise<RawRun>;
 }
 
-function rotated<T>(list: T[], k: number): T[] {
-  const s = k % list.length;
-  return [...list.slice(s), ...list.slice(0, s)];
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : NaN;
 }
 
-export interface HttpRequestSpec {
-  path: string;
-  /** GET unless given. */
-  method?: 'GET' | 'POST';
-  headers?: Record<string, string>;
-  body?: string;
-}
+const rotated = <T>(list: T[], k: number) => [...list.slice(k % list.length), ...list.slice(0, k % list.length)];
 
-async function autocannonRun(
-  baseUrl: string,
-  requests: HttpRequestSpec[],
-  clients: number,
-  durationS: number,
-  onResponse?: (status: number, bytes: number, ms: number) => void,
-): Promise<autocannon.Result> {
+/** One request of a list; `setupRequest` makes each sending its own (a write's body). */
+export type HttpRequest = { path: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; setupRequest?: autocannon.Request['setupRequest'] };
+
+function autocannonRun(baseUrl: string, requests: HttpRequest[], clients: number, seconds: number, record?: RawRun): Promise<autocannon.Result> {
   let k = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
         url: baseUrl,
         connections: clients,
-        pipelining: 1,
-        duration: durationS,
+        duration: seconds,
         timeout: 30,
-        // Each client gets its own copies (autocannon keeps the built request on the object), from position k on.
         requests: requests.map((r) => ({ method: 'GET', ...r })),
+        // Each client its own copies (autocannon keeps the built request on the object), from position k on.
         setupClient: (client) => client.setRequests(rotated(requests, k++).map((r) => ({ method: 'GET', ...r }))),
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
-    if (onResponse) {
-      instance.on('response', (_client, statusCode, resBytes, responseTime) => onResponse(statusCode, resBytes, responseTime));
+    if (record) {
+      instance.on('response', (_client, status, _bytes, ms) => {
+        record.latencies.push(ms);
+        record.status[status] = (record.status[status] ?? 0) + 1;
+      });
     }
   });
 }
 
-/** A warm-up run (discarded), then the measured run. */
-export async function httpLoad(opts: {
-  baseUrl: string;
-  requests: HttpRequestSpec[];
-  clients: number;
-  durationS: number;
-  warmupS: number;
-  /** Called between the warm-up and the measured run. */
-  onMeasureStart?: () => void;
-}): Promise<RawRun> {
-  if (opts.warmupS > 0) await autocannonRun(opts.baseUrl, opts.requests, opts.clients, opts.warmupS);
-  opts.onMeasureStart?.();
-  const latencies: number[] = [];
-  const status: Record<string, number> = {};
-  let bytes = 0;
-  const result = await autocannonRun(opts.baseUrl, opts.requests, opts.clients, opts.durationS, (code, resBytes, ms) => {
-    latencies.push(ms);
-    status[code] = (status[code] ?? 0) + 1;
-    bytes += resBytes;
-  });
-  const durationS = (result.finish.getTime() - result.start.getTime()) / 1000;
-  return { latencies, durationS: durationS || result.duration, status, errors: result.errors, bytes };
+export async function httpLoad(o: { baseUrl: string; requests: HttpRequest[]; clients: number } & Window): Promise<RawRun> {
+  if (o.warmupS > 0) await autocannonRun(o.baseUrl, o.requests, o.clients, o.warmupS);
+  o.onMeasureStart();
+  const run: RawRun = { latencies: [], seconds: 0, status: {}, errors: 0 };
+  const result = await autocannonRun(o.baseUrl, o.requests, o.clients, o.seconds, run);
+  return { ...run, seconds: (result.finish.getTime() - result.start.getTime()) / 1000 || result.duration, errors: result.errors };
 }
 
 /**
- * The floor: the same Cypher text and parameters straight through neo4j-driver, `clients` concurrent loops,
- * each awaiting its answer and turning the records into objects. The statement is run the way the service's
- * GraphExecutor.read runs it, an auto-commit read in a session sharing executeQuery's bookmark manager, so
- * that the ratio compares the service with the very driver calls it makes.
+ * `clients` loops, each awaiting one call of `work` at a time (the i-th call of loop k gets i·clients + k): the
+ * raw-driver floors. A call that throws is an error, the first of each label printed.
  */
-export async function driverLoad(opts: {
-  driver: Driver;
-  database: string;
-  query: string;
-  params: Record<string, unknown>[];
-  clients: number;
-  durationS: number;
-  warmupS: number;
-  onMeasureStart?: () => void;
-}): Promise<RawRun> {
-  const run = async (durationS: number, record: boolean) => {
-    const latencies: number[] = [];
-    let errors = 0;
+export async function concurrentLoad(o: { label: string; clients: number; work: (i: number) => Promise<unknown> } & Window): Promise<RawRun> {
+  const run = async (seconds: number) => {
+    const r: RawRun = { latencies: [], seconds: 0, status: {}, errors: 0 };
     const started = performance.now();
-    const deadline = started + durationS * 1000;
-    const worker = async (k: number) => {
-      for (let i = k; performance.now() < deadline; i++) {
-        const params = opts.params[i % opts.params.length];
+    await Promise.all(Array.from({ length: o.clients }, async (_, k) => {
+      for (let i = k; performance.now() < started + seconds * 1000; i += o.clients) {
         const t0 = performance.now();
         try {
-          const session = opts.driver.session({ database: opts.database, defaultAccessMode: neo4j.session.READ, bookmarkManager: opts.driver.executeQueryBookmarkManager });
-          try {
-            const result = await session.run(opts.query, params);
-            result.records.map((r) => r.toObject());
-          } finally {
-            await session.close();
-          }
-          if (record) latencies.push(performance.now() - t0);
-        } catch {
-          errors += 1;
+          await o.work(i);
+          r.latencies.push(performance.now() - t0);
+        } catch (err) {
+          if (r.errors++ === 0) console.log(`  ${o.label}: first error: ${String((err as Error).message ?? err).slice(0, 300)}`);
         }
       }
-    };
-    await Promise.all(Array.from({ length: opts.clients }, (_, k) => worker(k)));
-    return { latencies, errors, durationS: (performance.now() - started) / 1000 };
+    }));
+    return { ...r, seconds: (performance.now() - started) / 1000, status: { ok: r.latencies.length } };
   };
-  if (opts.warmupS > 0) await run(opts.warmupS, false);
-  opts.onMeasureStart?.();
-  const { latencies, errors, durationS } = await run(opts.durationS, true);
-  return { latencies, durationS, status: { ok: latencies.length, error: errors }, errors };
+  if (o.warmupS > 0) await run(o.warmupS);
+  o.onMeasureStart();
+  return run(o.seconds);
+}
+
+/** Runs every job once per round, in list order, and merges each job's rounds: latencies pooled, CPU summed. */
+export async function measureInRounds<K>(jobs: Job<K>[], o: { rounds: number; durationS: number; warmupS: number }, meter: Meter): Promise<Map<K, Measured>> {
+  const acc = new Map<K, { runs: RawRun[]; cpu: CpuDelta[]; rssPeak: number }>(jobs.map((j) => [j.key, { runs: [], cpu: [], rssPeak: 0 }]));
+  for (let round = 0; round < o.rounds; round++) {
+    for (const job of jobs) {
+      let snap = meter.snapshot();
+      const onMeasureStart = () => {
+        meter.resetWindow();
+        snap = meter.snapshot();
+      };
+      const raw = await job.run({ seconds: o.durationS / o.rounds, warmupS: round === 0 ? o.warmupS : 0, onMeasureStart });
+      const a = acc.get(job.key)!;
+      a.cpu.push(meter.since(snap));
+      a.runs.push(raw);
+      a.rssPeak = Math.max(a.rssPeak, (job.proc && meter.windowPeak(job.proc)) || 0);
+    }
+  }
+  return new Map(jobs.map((job) => {
+    const { runs, cpu, rssPeak } = acc.get(job.key)!;
+    const latencies = Float64Array.from(runs.flatMap((r) => r.latencies)).sort();
+    const status: Record<string, number> = {};
+    for (const r of runs) for (const [k, v] of Object.entries(r.status)) status[k] = (status[k] ?? 0) + v;
+    const n = latencies.length;
+    const r3 = (x: number) => Math.round(x * 1000) / 1000;
+    const perRequest = (ms: number[]) => (ms.length === cpu.length && n ? r3(ms.reduce((x, y) => x + y, 0) / n) : undefined);
+    const of = (name: string) => perRequest(cpu.map((c) => c.procsMs[name]).filter((x) => x !== undefined));
+    const stats = { requests: n, rps: Math.round((n / runs.reduce((s, r) => s + r.seconds, 0)) * 10) / 10, p50: r3(percentile(latencies, 0.5)), p95: r3(percentile(latencies, 0.95)), p99: r3(percentile(latencies, 0.99)), status, errors: runs.reduce((s, r) => s + r.errors, 0) };
+    const measured: Measured = {
+      stats,
+      rssPeak: rssPeak || undefined,
+      cpuMsPerRequest: { proc: job.proc ? of(job.proc) : undefined, neo4j: of('neo4j'), redis: of('redis'), loadDriver: perRequest(cpu.map((c) => c.selfMs)) },
+      foreignPct: Math.round((cpu.reduce((s, c) => s + c.foreignPct, 0) / cpu.length) * 10) / 10,
+    };
+    return [job.key, measured];
+  }));
 }

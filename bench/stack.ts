@@ -1,104 +1,115 @@
 /**
- * The processes of a run, each its own OS process on a known port: Neo4j and Redis, the API twice (cache off
- * for the uncached figures, cache on for the rest), and the bare Koa baselines (bench/baselines.ts). Every
- * server process is watched for RSS and CPU, and every one is stopped when the run ends, however it ends.
+ * The processes of a run, each its own OS process on a port from --port-from up: Neo4j and Redis (started by
+ * src/infra/local-deps.ts, as the service starts them), the API of the checkout under test and the bare Koa
+ * baselines. Each is watched for RSS and CPU, and all are stopped when the run ends, however it ends.
  */
-import { rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import type { Driver } from 'neo4j-driver';
-import { createDriver } from '../src/infra/neo4j.js';
+import { createDriver, GraphExecutor } from '../src/infra/neo4j.js';
+import { QueryCatalog } from '../src/infra/cypher-files.js';
+import { startNeo4j, startRedis, stopChild } from '../src/infra/local-deps.js';
+import { migrate } from '../src/infra/migrations.js';
 import { serverNodeFlags } from '../src/infra/node-flags.js';
 import { projectRoot } from '../src/infra/project-root.js';
-import type { ApiCheckout } from './api-checkout.js';
-import { CpuMeter, PortPool, type Proc, RssSampler, startNeo4jOn, startNodeServer, startRedisOn } from './deps.js';
-import { DATABASE } from './floor.js';
-import type { Server } from './scenarios.js';
+import type { Checkout } from './checkout.js';
+import { Meter } from './meter.js';
 
-export type BaselineServer = Exclude<Server, 'driver' | 'api-cache-off' | 'api-cache-on'>;
+export const DATABASE = 'neo4j';
 
-/** The mode of bench/baselines.ts each baseline process runs. */
-const BASELINE_MODE: Record<BaselineServer, 'constant' | 'bytes' | 'redis' | 'redis-bytes'> = {
-  'bare-koa-constant': 'constant',
-  'bare-koa-constant-2': 'constant',
-  'bare-koa-bytes': 'bytes',
-  'bare-koa-redis': 'redis',
-  'bare-koa-redis-bytes': 'redis-bytes',
-};
+export interface Proc {
+  name: string;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
 
 export class Stack {
-  readonly sampler = new RssSampler(250);
-  readonly meter = new CpuMeter();
+  readonly meter = new Meter();
   private readonly procs: Proc[] = [];
-  private readonly ports: PortPool;
-  private stopping = false;
-  driver?: Driver;
-  neo4j?: Proc;
-  redis?: Proc;
+  private nextPort: number;
+  neo4jUrl = '';
+  redisUrl = '';
+  /** The service's executor over its own catalog and the bench's statements (bench/cypher, named `bench/…`). */
+  graph!: GraphExecutor;
 
   constructor(private readonly o: { portFrom: number; logDir: string }) {
-    this.ports = new PortPool(o.portFrom);
+    this.nextPort = o.portFrom;
+    const interrupted = (code: number) => () => void this.stopAll().then(() => process.exit(code));
+    process.once('SIGINT', interrupted(130));
+    process.once('SIGTERM', interrupted(143));
   }
 
-  /** Neo4j (the project's embedded launcher) and a Redis with no persistence, and a driver set up as the service's. */
-  async startStores(o: { dataDir: string; heap: string; pageCacheMb: number }): Promise<{ driver: Driver; neo4jVersion: string }> {
-    this.neo4j = await startNeo4jOn({ port: await this.ports.take(), home: path.join(o.dataDir, 'neo4j'), heap: o.heap, pageCacheMb: o.pageCacheMb, logFile: path.join(this.o.logDir, 'neo4j.log') });
-    this.procs.push(this.neo4j);
-    const redisDir = path.join(o.dataDir, 'redis');
-    rmSync(redisDir, { recursive: true, force: true });
-    this.redis = await startRedisOn({ port: await this.ports.take(), dir: redisDir, logFile: path.join(this.o.logDir, 'redis.log') });
-    this.procs.push(this.redis);
-    this.meter.watch('neo4j', this.neo4j.pid);
-    this.meter.watch('redis', this.redis.pid);
-    // The service's own driver settings (src/infra/neo4j.ts), so that the floor makes the calls the service makes.
-    this.driver = createDriver({ uri: this.neo4j.url, username: 'neo4j', password: 'neo4j', database: DATABASE });
-    await this.driver.verifyConnectivity({ database: DATABASE });
-    const neo4jVersion = (await this.driver.executeQuery('CALL dbms.components() YIELD versions RETURN versions[0] AS v', {}, { database: DATABASE })).records[0].get('v');
-    return { driver: this.driver, neo4jVersion };
+  private async port(): Promise<number> {
+    for (; this.nextPort < this.o.portFrom + 100; ) {
+      const p = this.nextPort++;
+      if (await portFree(p)) return p;
+    }
+    throw new Error(`no free port left in ${this.o.portFrom}..${this.o.portFrom + 99}`);
   }
 
-  private async startServer(name: string, args: string[], env: NodeJS.ProcessEnv, readyPath: string, cwd?: string, startTimeoutMs?: number): Promise<Proc> {
-    const port = await this.ports.take();
-    const p = await startNodeServer({ name, port, args: args.map((a) => a.replace('{port}', String(port))), env: { ...env, PORT: String(port) }, readyPath, logFile: path.join(this.o.logDir, `${name}.log`), cwd, startTimeoutMs });
+  private add(name: string, pid: number, url: string, stop: () => Promise<void>): Proc {
+    const p = { name, url, stop };
     this.procs.push(p);
-    this.sampler.watch(name, p.pid);
-    this.meter.watch(name, p.pid);
+    this.meter.watch(name, pid);
     return p;
   }
 
-  /** The API of the checkout under test, with the V8 flags `npm start` gives it. */
-  startApi(
-    name: 'api-cache-off' | 'api-cache-on' | 'api-writes' | 'api-import' | 'api-audit' | 'api-no-audit' | 'api-write-throughput',
-    o: { checkout: ApiCheckout; adminToken: string; dataDir: string; cpuProfDir?: string; env?: NodeJS.ProcessEnv },
-  ): Promise<Proc> {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    // Settings of the caller's shell that would change what is measured.
-    for (const k of ['RATE_LIMIT_PER_KEY_PER_MINUTE', 'METRICS_TOKEN', 'NEO4J_DATABASE', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'BUNDLE_CACHE_MAX_BYTES']) delete env[k];
-    Object.assign(env, {
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      NEO4J_URI: this.neo4j!.url,
-      REDIS_URL: this.redis!.url,
-      ADMIN_TOKEN: o.adminToken,
-      LOG_LEVEL: 'warn',
-      BUNDLE_CACHE: name === 'api-cache-off' ? 'off' : 'on',
-      DATA_DIR: path.join(o.dataDir, 'api'),
-      ...o.env,
-    });
-    const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-    // The API's first start on a generated workspace stores a token count on every node (the start-up backfill of
-    // src/nodes: the generator writes none), long on the largest workspace; later starts find nothing to count.
-    return this.startServer(name, [...serverNodeFlags, ...prof, o.checkout.serverJs], env, '/healthz', o.checkout.dir, 20 * 60_000);
+  /** Neo4j and Redis with their data under dataDir (Redis's wiped: nothing of it outlives a run), migrated. */
+  async startStores(o: { dataDir: string; heap: string; pageCacheMb: number }): Promise<void> {
+    const neo4j = await startNeo4j({ dataDir: o.dataDir, heap: o.heap, pageCacheMb: o.pageCacheMb, port: await this.port(), log: console.log });
+    this.neo4jUrl = this.add('neo4j', neo4j.pid, neo4j.url, neo4j.stop).url;
+    rmSync(path.join(o.dataDir, 'redis'), { recursive: true, force: true });
+    const redis = await startRedis({ dataDir: o.dataDir, port: await this.port() });
+    this.redisUrl = this.add('redis', redis.pid, redis.url, redis.stop).url;
+    const driver = createDriver({ uri: this.neo4jUrl, username: 'neo4j', password: 'neo4j', database: DATABASE });
+    this.graph = new GraphExecutor(driver, DATABASE, new QueryCatalog(undefined, undefined, { dir: path.join(projectRoot, 'bench', 'cypher'), prefix: 'bench/' }));
+    await migrate(this.graph);
+    console.log(`neo4j ${this.neo4jUrl} (data in ${o.dataDir}, heap ${o.heap}, page cache ${o.pageCacheMb} MB), redis ${this.redisUrl}`);
   }
 
-  /**
-   * A bare Koa baseline. It runs with the API's V8 flags too, so that a ceiling differs from the API only in
-   * its code. `bytesFile` is needed by the modes that answer the service's bytes.
-   */
-  startBaseline(name: BaselineServer, bytesFile?: string): Promise<Proc> {
-    const mode = BASELINE_MODE[name];
-    const rest = mode === 'bytes' ? [bytesFile!] : mode === 'redis' ? [this.redis!.url] : mode === 'redis-bytes' ? [bytesFile!, this.redis!.url] : [];
-    const args = [...serverNodeFlags, '--import', 'tsx', path.join(projectRoot, 'bench', 'baselines.ts'), mode, '{port}', ...rest];
-    return this.startServer(name, args, process.env, '/ready');
+  /** A Node process answering 200 at readyPath, its output in the run's log folder. */
+  private async startNode(name: string, args: string[], env: NodeJS.ProcessEnv, readyPath: string, cwd = projectRoot): Promise<Proc> {
+    const port = await this.port();
+    const child: ChildProcess = spawn(process.execPath, args.map((a) => a.replace('{port}', String(port))), { cwd, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    mkdirSync(this.o.logDir, { recursive: true });
+    const log = createWriteStream(path.join(this.o.logDir, `${name}.log`), { flags: 'a' });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    const url = `http://127.0.0.1:${port}`;
+    // The API's first start on a generated workspace stores names and token counts on every node: long on the largest.
+    for (const until = Date.now() + 20 * 60_000; ; await new Promise((r) => setTimeout(r, 200))) {
+      if (child.exitCode !== null || Date.now() > until) {
+        await stopChild(child, 'SIGKILL');
+        throw new Error(`${name} did not answer ${readyPath} (see ${path.join(this.o.logDir, `${name}.log`)})`);
+      }
+      if (await fetch(url + readyPath).then((r) => r.ok, () => false)) break;
+    }
+    return this.add(name, child.pid!, url, () => stopChild(child));
+  }
+
+  /** The API of the checkout under test with the V8 flags `npm start` gives it; `env` on top (BUNDLE_CACHE, AUDIT, …). */
+  startApi(name: string, o: { checkout: Checkout; adminToken: string; dataDir: string; env?: NodeJS.ProcessEnv; cpuProfDir?: string }): Promise<Proc> {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    // Settings of the caller's shell that would change what is measured.
+    for (const k of ['RATE_LIMIT_PER_KEY_PER_MINUTE', 'METRICS_TOKEN', 'NEO4J_DATABASE', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'BUNDLE_CACHE_MAX_BYTES', 'AUDIT']) delete env[k];
+    Object.assign(env, { NODE_ENV: 'production', HOST: '127.0.0.1', NEO4J_URI: this.neo4jUrl, REDIS_URL: this.redisUrl, ADMIN_TOKEN: o.adminToken, LOG_LEVEL: 'warn', DATA_DIR: path.join(o.dataDir, 'api'), ...o.env });
+    const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+    return this.startNode(name, [...serverNodeFlags, ...prof, o.checkout.serverJs], env, '/healthz', o.checkout.dir);
+  }
+
+  /** A bare Koa baseline (bench/baselines.ts) with the API's V8 flags, so that it differs from the API only in its code. */
+  startBaseline(name: string, bytesFile?: string): Promise<Proc> {
+    const args = [...serverNodeFlags, '--import', 'tsx', path.join(projectRoot, 'bench', 'baselines.ts'), '{port}', ...(bytesFile ? [bytesFile] : [])];
+    return this.startNode(name, args, process.env, '/ready');
   }
 
   async stop(p: Proc): Promise<void> {
@@ -107,34 +118,10 @@ export class Stack {
     this.procs.splice(this.procs.indexOf(p), 1);
   }
 
+  /** Servers first (they hold connections to the stores), then Redis and Neo4j. */
   async stopAll(): Promise<void> {
-    if (this.stopping) return;
-    this.stopping = true;
-    this.sampler.stop();
-    await this.driver?.close().catch(() => undefined);
-    // Servers first (they hold connections to the stores), then Redis and Neo4j.
-    for (const p of [...this.procs].reverse()) await p.stop().catch(() => undefined);
-  }
-}
-
-/**
- * A run on stores of its own: a fresh Neo4j store and Redis under <dataDir>/<name> (wiped first), stopped
- * however `work` ends (an interrupt too). For the single-purpose runs (--write-stalls, --writes, --import, --audit).
- */
-export async function onFreshStores<R>(
-  o: { portFrom: number; dataDir: string; logDir: string; heap: string; pageCacheMb: number; name: string },
-  work: (stack: Stack, dataDir: string) => Promise<R>,
-): Promise<R> {
-  const dataDir = path.join(o.dataDir, o.name);
-  rmSync(dataDir, { recursive: true, force: true });
-  const stack = new Stack({ portFrom: o.portFrom, logDir: o.logDir });
-  process.once('SIGINT', () => void stack.stopAll().then(() => process.exit(130)));
-  process.once('SIGTERM', () => void stack.stopAll().then(() => process.exit(143)));
-  try {
-    const { neo4jVersion } = await stack.startStores({ dataDir, heap: o.heap, pageCacheMb: o.pageCacheMb });
-    console.log(`neo4j ${neo4jVersion} ${stack.neo4j!.url} (fresh store in ${dataDir}), redis ${stack.redis!.url}`);
-    return await work(stack, dataDir);
-  } finally {
-    await stack.stopAll();
+    this.meter.stop();
+    await this.graph?.driver.close().catch(() => undefined);
+    for (const p of this.procs.splice(0).reverse()) await p.stop().catch(() => undefined);
   }
 }

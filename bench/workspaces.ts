@@ -1,108 +1,93 @@
 /**
- * The data of a run: one workspace per size, generated once per size and seed (bench/generate.ts) and reused
- * while the database still holds it whole, and the request lists the scenarios rotate over.
+ * The data of a run and what is asked of it: one generated workspace per size and seed, reused while the store
+ * holds it whole; a key for it and its bundles' bytes and ETags, through the SDK; the request lists the scenarios
+ * rotate over.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Driver, routing } from 'neo4j-driver';
-import { DATABASE } from './floor.js';
+import type { GraphExecutor } from '../src/infra/neo4j.js';
+import { BundleQuery } from '../src/retrieval/schemas.js';
+import { adminCreateUserKey, adminUpdateWorkspace, createClient, getBundle } from '@playbooks/client/api';
+import { PlaybooksClient } from '@playbooks/client';
 import { type GeneratedWorkspace, generateWorkspace } from './generate.js';
-import type { HttpRequestSpec } from './load.js';
-import { mcpBundleRequests } from './mcp.js';
-import type { RequestList } from './scenarios.js';
+import type { HttpRequest } from './load.js';
 
-export interface LoadedWorkspace {
-  ws: GeneratedWorkspace;
-  reused: boolean;
-  loadSeconds?: number;
-}
+/** The bundle every scenario asks for: the API's defaults, spelled out so that an older checkout gets the same. */
+export const BUNDLE = { maxNodes: BundleQuery.properties.maxNodes.default, depth: BundleQuery.properties.depth.default };
 
-async function countOf(driver: Driver, workspaceId: string): Promise<{ nodes: number; playbooks: number; workspace: boolean }> {
-  const r = await driver.executeQuery(
-    `OPTIONAL MATCH (w:Workspace {id: $ws})
-     RETURN w IS NOT NULL AS workspace,
-            COUNT { MATCH (n:ContextNode {workspaceId: $ws}) } AS nodes,
-            COUNT { MATCH (p:Playbook {workspaceId: $ws}) } AS playbooks`,
-    { ws: workspaceId },
-    { database: DATABASE, routing: routing.READ },
-  );
-  const row = r.records[0].toObject();
-  return { nodes: Number(row.nodes), playbooks: Number(row.playbooks), workspace: row.workspace };
-}
-
-/** Removes a workspace the bench loaded (all of it, or what a failed load left), with its bench owner. */
-async function dropWorkspace(driver: Driver, workspaceId: string): Promise<void> {
-  const session = driver.session({ database: DATABASE });
-  try {
-    await session.run('MATCH (n) WHERE n.workspaceId = $ws CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS', { ws: workspaceId });
-    await session.run("MATCH (u:User)-[:MEMBER_OF]->(:Workspace {id: $ws}) WHERE u.email STARTS WITH 'bench-owner+' DETACH DELETE u", { ws: workspaceId });
-    await session.run('MATCH (w:Workspace {id: $ws}) DETACH DELETE w', { ws: workspaceId });
-  } finally {
-    await session.close();
-  }
-}
-
-export async function ensureWorkspace(driver: Driver, o: { dataDir: string; seed: number; size: number }): Promise<LoadedWorkspace> {
+export async function ensureWorkspace(graph: GraphExecutor, o: { dataDir: string; seed: number; size: number }): Promise<GeneratedWorkspace & { reused: boolean }> {
   const catalogFile = path.join(o.dataDir, 'workspaces.json');
   const catalog: Record<string, GeneratedWorkspace> = existsSync(catalogFile) ? JSON.parse(readFileSync(catalogFile, 'utf8')) : {};
-  const key = `${o.size}:${o.seed}`;
-  // A fixed id per size and seed: a load that failed half-way can be found and removed.
+  // A fixed id per size and seed, so that what a failed load left is found and removed.
   const workspaceId = `ws_bench_${o.size}_s${o.seed}`;
-  const known = catalog[key];
-  const c = await countOf(driver, workspaceId);
-  if (known && known.workspaceId === workspaceId && c.workspace && c.nodes === o.size && c.playbooks === known.playbookIds.length) return { ws: known, reused: true };
-  if (c.workspace || c.nodes > 0) {
-    console.log(`  workspace ${workspaceId} is incomplete or unknown (${c.nodes}/${o.size} nodes): loading it again`);
-    await dropWorkspace(driver, workspaceId);
+  const known = catalog[workspaceId];
+  const [found] = await graph.read('bench/workspace-size', { workspaceId });
+  if (known && found.workspace && found.nodes === o.size && found.playbooks === known.playbookIds.length) return { ...known, reused: true };
+  if (found.workspace || found.nodes > 0) {
+    console.log(`  workspace ${workspaceId} is incomplete or unknown (${found.nodes}/${o.size} nodes): loading it again`);
+    while ((await graph.write('bench/drop-workspace-part', { workspaceId }))[0].deleted > 0);
+    await graph.write('bench/drop-workspace', { workspaceId });
   }
-  console.log(`  loading a ${o.size}-node workspace (seed ${o.seed})`);
   const t = performance.now();
-  let ws: GeneratedWorkspace;
-  try {
-    ws = await generateWorkspace(driver, DATABASE, { nodes: o.size, seed: o.seed, workspaceId, log: (l) => console.log(l) });
-  } catch (err) {
-    console.log('  load failed; removing what was written');
-    await dropWorkspace(driver, workspaceId).catch(() => undefined);
-    throw err;
-  }
-  const loadSeconds = Math.round((performance.now() - t) / 100) / 10;
-  catalog[key] = ws;
+  const ws = await generateWorkspace(graph, { nodes: o.size, seed: o.seed, workspaceId });
+  console.log(`  loaded in ${Math.round((performance.now() - t) / 1000)} s`);
   mkdirSync(o.dataDir, { recursive: true });
-  writeFileSync(catalogFile, JSON.stringify(catalog));
-  return { ws, reused: false, loadSeconds };
+  writeFileSync(catalogFile, JSON.stringify({ ...catalog, [workspaceId]: ws }));
+  return { ...ws, reused: false };
 }
 
-/** The URLs each request list rotates over: the 20 playbooks, or 20 live nodes spread over the workspace. */
-export function paths(ws: GeneratedWorkspace) {
-  const w = `/api/v1/workspaces/${ws.workspaceId}`;
-  const followNodes = ws.nodeIds.filter((_, i) => i % 10 === 0).slice(0, 20);
-  return {
-    bundle: ws.playbookIds.map((p) => `${w}/context/bundle?playbookId=${p}&maxNodes=20&depth=2`),
-    bundleNoAnnotations: ws.playbookIds.map((p) => `${w}/context/bundle?playbookId=${p}&maxNodes=20&depth=2&includeAnnotations=false`),
-    manifest: ws.playbookIds.map((p) => `${w}/context/manifest?playbookId=${p}&maxNodes=20&depth=2`),
-    follow: followNodes.map((n) => `${w}/context/nodes/${n}/follow?depth=3`),
-    playbook: ws.playbookIds.map((p) => `${w}/playbooks/${p}`),
-    workspaceId: ws.workspaceId,
-    playbookIds: ws.playbookIds,
-  };
+/** A user key of the workspace's owner, through the admin API, and a monthly limit no run reaches. */
+export async function issueKey(baseUrl: string, adminToken: string, ws: GeneratedWorkspace, label: string): Promise<string> {
+  const client = createClient({ baseUrl, auth: () => adminToken });
+  const { data } = await adminCreateUserKey({ client, path: { userId: ws.ownerUserId }, body: { label }, throwOnError: true });
+  await adminUpdateWorkspace({ client, path: { workspaceId: ws.workspaceId }, body: { monthlyRetrievalLimit: 1_000_000_000 }, throwOnError: true });
+  return data.key;
 }
-export type Paths = ReturnType<typeof paths>;
+
+export interface Requests {
+  bundle: HttpRequest[];
+  /** The same URLs with the ETag of their last answer: the graph does not change during a run. */
+  bundleIfNoneMatch: HttpRequest[];
+  playbook: HttpRequest[];
+  root: HttpRequest[];
+  /** JSON {url: base64 body} of each bundle URL's answer, for the same-bytes baseline. */
+  bundleBodies: Record<string, string>;
+  bundleBytes: number[];
+}
+
+/** The request lists of one workspace, each answered once through the SDK first (so that a run never loads errors). */
+export async function requestsOf(baseUrl: string, ws: GeneratedWorkspace, key: string): Promise<Requests> {
+  const w = `/api/v1/workspaces/${ws.workspaceId}`;
+  const headers = { authorization: `Bearer ${key}` };
+  const client = createClient({ baseUrl, auth: () => key });
+  const facade = new PlaybooksClient({ baseUrl, apiKey: key, workspaceId: ws.workspaceId, retry: false });
+  const r: Requests = { bundle: [], bundleIfNoneMatch: [], playbook: [], root: [{ path: '/', headers }], bundleBodies: {}, bundleBytes: [] };
+  for (const playbookId of ws.playbookIds) {
+    const url = `${w}/context/bundle?playbookId=${playbookId}&maxNodes=${BUNDLE.maxNodes}&depth=${BUNDLE.depth}`;
+    const { data, response } = await getBundle({ client, path: { workspaceId: ws.workspaceId }, query: { playbookId, ...BUNDLE }, parseAs: 'arrayBuffer', throwOnError: true });
+    const body = Buffer.from(data as unknown as ArrayBuffer);
+    r.bundleBodies[url] = body.toString('base64');
+    r.bundleBytes.push(body.length);
+    r.bundle.push({ path: url, headers });
+    r.bundleIfNoneMatch.push({ path: url, headers: { ...headers, 'if-none-match': response.headers.get('etag') ?? '' } });
+    await facade.playbooks.get(playbookId);
+    r.playbook.push({ path: `${w}/playbooks/${playbookId}`, headers });
+  }
+  return r;
+}
 
 /**
- * Every request list, sent with the owner's key. `etags` are the ETags of the bundle URLs' last answers, in
- * the same order: the graph does not change during a run, so they stay current.
+ * The first bundles a freshly started API answers, and each again: what an agent meets right after a deploy, before
+ * any load has reached Neo4j, whose plans come from the API's start-up warm-up alone. ms, first / again.
  */
-export function requestLists(p: Paths, key: string, etags: string[]): Record<RequestList, HttpRequestSpec[]> {
-  const auth = { authorization: `Bearer ${key}` };
-  const list = (urls: string[]) => urls.map((u) => ({ path: u, headers: auth }));
-  return {
-    bundle: list(p.bundle),
-    'bundle-no-annotations': list(p.bundleNoAnnotations),
-    'bundle-if-none-match': p.bundle.map((u, i) => ({ path: u, headers: { ...auth, 'if-none-match': etags[i] ?? '' } })),
-    manifest: list(p.manifest),
-    follow: list(p.follow),
-    playbook: list(p.playbook),
-    'mcp-bundle': mcpBundleRequests(p.workspaceId, p.playbookIds, key),
-    root: [{ path: '/', headers: auth }],
+export async function firstRequests(baseUrl: string, ws: GeneratedWorkspace, key: string): Promise<string> {
+  const client = createClient({ baseUrl, auth: () => key });
+  const timed = async (query: object) => {
+    const t = performance.now();
+    await getBundle({ client, path: { workspaceId: ws.workspaceId }, query: { playbookId: ws.playbookIds[0], ...BUNDLE, ...query }, throwOnError: true });
+    return (performance.now() - t).toFixed(1);
   };
+  const out: string[] = [];
+  for (const [label, query] of [['bundle', {}], ['bundle changedSince', { changedSince: '2000-01-01T00:00:00.000Z' }]] as const) out.push(`${label} ${await timed(query)} / ${await timed(query)}`);
+  return out.join('; ');
 }

@@ -1,318 +1,199 @@
 /**
- * `npm run bench -- --write-stalls`: the longest event-loop delay of the API process while the worst-case content of
- * each bound is written, and while the largest body each bulk or analyst route accepts is handled (a workspace
- * import of 120,000 nodes and links, an analyst value of 335 MB, bodies of tens of thousands of invalid items),
- * beside an ordinary write's. Target: under 50 ms.
+ * `npm run bench -- --writes`: how many single writes a second ONE workspace takes (many writers on one workspace
+ * is the contention measured), against what Neo4j takes, and what recording them costs.
  *
- * The delay is measured inside the API process by what it already has: prom-client's default metrics
- * (perf_hooks.monitorEventLoopDelay, sampled every 10 ms), whose histogram is reset at every scrape of
- * /metrics. So: scrape (reset), send the writes of one case one after another, scrape again and read
- * `nodejs_eventloop_lag_max_seconds`, the longest interval between two samples, which includes the 10 ms
- * sampling interval itself (an idle process shows about 10-11 ms). Alongside, a probe in a process of its own
- * sends GET /healthz back to back and keeps its longest round trip: what another client of the process waited
- * (not from the bench process, whose own sending of a body of tens of MiB held up the polls it timed).
- *
- * Each case sends one write first that is not measured (the first run of a code path compiles it, once per
- * process), then REPEAT writes one after another.
- *
- * Its own Neo4j (a fresh store under <data-dir>/writes, wiped at every run) and Redis, and one API process of
- * this checkout; a user key and a workspace made through the admin API. About a minute.
+ * On a fresh store under <data-dir>/writes, each measurement into a workspace of its own, each workspace with a
+ * webhook subscription delivered meanwhile to a receiver on 127.0.0.1:
+ *  1. each kind of write (a node whose content has two wikilinks to existing nodes, a manual link between existing
+ *     nodes, an annotation, a feedback item) at 16 and 64 clients through the API (autocannon, one write at a time
+ *     per client) and, as the floor, the same repository calls from the bench through one neo4j-driver: the
+ *     service's statements and parameters without HTTP, the gate, Redis or validation. Rounds alternate.
+ *  2. node creates at 16 clients through the API and through a second process of it started with AUDIT=off (no
+ *     audit event, no outbox record: src/config.ts), rounds alternating. A checkout without that switch records
+ *     events anyway: then the cost is reported as not measured.
+ * The floors mirror the order of the service's calls (src/nodes/service.ts, annotations/, feedback/): when a write
+ * path changes its sequence, change it here too.
  */
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { routing } from 'neo4j-driver';
-import { projectRoot } from '../src/infra/project-root.js';
-import { maxBodyBytes, maxJsonDepth } from '../src/http/json-body.js';
-import { maxWikilinkTargets } from '../src/nodes/wikilinks.js';
-import type { ApiCheckout } from './api-checkout.js';
-import { api } from './api-client.js';
-import { DATABASE } from './floor.js';
-import { fmt, kb } from './report.js';
-import { type Stack, onFreshStores } from './stack.js';
+import { AnnotationRepository } from '../src/annotations/repository.js';
+import { type AuditStamp, contentDigested, recordAudit } from '../src/audit/recorder.js';
+import { FeedbackRepository } from '../src/feedback/repository.js';
+import { firstFreeSlug, slugBase } from '../src/http/slug.js';
+import { newId } from '../src/infra/ids.js';
+import type { GraphExecutor } from '../src/infra/neo4j.js';
+import type { LinkType } from '../src/nodes/link-types.js';
+import { NodeRepository } from '../src/nodes/repository.js';
+import { withDefaults } from '../src/nodes/service.js';
+import { tokenCountsOf } from '../src/nodes/token-count.js';
+import { syncWikilinks } from '../src/nodes/wikilink-sync.js';
+import { nameKey } from '../src/nodes/wikilinks.js';
+import { adminCreateUser, adminCreateUserKey, adminCreateWorkspace, createClient } from '@playbooks/client/api';
+import { PlaybooksClient } from '@playbooks/client';
+import type { Checkout } from './checkout.js';
+import { type HttpRequest, type Job, type Measured, concurrentLoad, httpLoad, measureInRounds } from './load.js';
+import { fmt, table } from './report.js';
+import type { Options } from './options.js';
+import type { Stack } from './stack.js';
 
-/** The target of issue 28 for the longest event-loop delay, in ms. */
-export const TARGET_MS = 50;
-/** Writes per case, sent one after another. */
-const REPEAT = 5;
-/** The node content's maxLength (src/nodes/schemas.ts), less 1 KB: "a 499 KB content". */
-const contentChars = 499_000;
+export const TARGETS = { nodesPerS: 300, ofFloor: 0.5, auditCost: 0.15 };
+const CLIENTS = [16, 64];
+const AUDIT_CLIENTS = 16;
+/** Nodes made in each workspace before it is measured: link ends and annotation targets. */
+const TARGET_NODES = 250;
+const LINK_TYPE: LinkType = 'relates-to';
+const SCOPE = 'workspace_overlay';
+/** A kind that does not change ranking, so no new graph generation follows: the write itself. */
+const FEEDBACK_TYPE = 'helpful';
+const KINDS = ['node', 'link', 'annotation', 'feedback'] as const;
+type Kind = (typeof KINDS)[number];
 
-interface WriteRequest {
-  method: 'POST' | 'PATCH';
-  path: string;
-  body: string | Buffer;
-  headers?: Record<string, string>;
-  /** Another bearer token than the user's key (the operator's, for the analysts' route). */
-  token?: string;
-}
-
-interface WriteCase {
-  name: string;
-  /** What the case holds, for the table. */
-  what: string;
-  /** The status every write of the case must get. */
-  expect: number;
-  /** The i-th write of the case (0-based). */
-  request: (i: number) => WriteRequest;
-  /** Writes measured (REPEAT unless said), and whether one unmeasured write warms the code path first. */
-  repeat?: number;
-  warm?: boolean;
-}
-
-export interface WriteResult {
-  name: string;
-  what: string;
-  bodyBytes: number;
-  status: string;
-  writeMsMedian: number;
-  writeMsMax: number;
-  /** nodejs_eventloop_lag_max_seconds over the case, in ms (includes the 10 ms sampling interval). */
-  eventLoopMaxMs: number;
-  /** The longest GET /healthz round trip of the probe during the case, in ms. */
-  healthzMaxMs: number;
-}
-
-const filler = (chars: number, seed: string) => {
-  // Prose in paragraphs, the shape markdown content has; distinct per seed so nothing is deduplicated.
-  const sentence = `The ${seed} team reviews every brief against the brand voice before it ships. `;
-  const paragraph = sentence.repeat(8) + '\n\n';
-  return paragraph.repeat(Math.ceil(chars / paragraph.length)).slice(0, chars);
-};
-
-/** 1,000 distinct wikilinks spread over the content, the rest prose. */
-function wikilinkContent(slugs: string[], chars: number): string {
-  const links = slugs.map((s) => `See [[${s}]] for this. `);
-  const linkChars = links.reduce((n, l) => n + l.length, 0);
-  const per = Math.floor((chars - linkChars) / links.length);
-  const prose = filler(per * links.length, 'wikilink');
-  return links.map((l, i) => prose.slice(i * per, (i + 1) * per) + l).join('').padEnd(chars, '.');
-}
-
-/** Backtick runs of lengths 1, 2, 3, … in one paragraph: none closes another (the old quadratic case). */
-function backtickContent(chars: number): string {
-  const parts: string[] = [];
-  let used = 0;
-  for (let n = 1; used + n + 1 <= chars - 40; n++) {
-    parts.push('`'.repeat(n), 'x');
-    used += n + 1;
-  }
-  return (parts.join('') + ' and [[brand-voice]] at the end').padEnd(chars, 'x');
-}
-
-/** A playbook version's content whose innermost object is as deep as a body may nest (json-body.ts). */
-function deepContent(): Record<string, unknown> {
-  // The body is level 0 and `content` level 1: the innermost object may be at level maxJsonDepth - 1.
-  let inner: Record<string, unknown> = { instructions: 'innermost' };
-  for (let level = maxJsonDepth - 2; level >= 1; level--) inner = { level, text: filler(200, `level ${level}`), next: inner };
-  return inner;
-}
-
-/** As many distinct fields as fit in a body of the maximum size. */
-function widestContent(budget: number): Record<string, number> {
-  const content: Record<string, number> = {};
-  // `"f000000":1,` is 12 bytes; the envelope ({"content":{…},"changeNote":"…"}) takes the rest.
-  const fields = Math.floor((budget - 200) / 12);
-  for (let i = 0; i < fields; i++) content[`f${String(i).padStart(6, '0')}`] = 1;
-  return content;
-}
-
-/** One write case after another, each bracketed by two scrapes of /metrics; the probe runs throughout. */
-export async function measureWrites(o: { stack: Stack; checkout: ApiCheckout; dataDir: string; cpuProfDir?: string }): Promise<WriteResult[]> {
-  const { stack, checkout } = o;
-  const adminToken = randomBytes(24).toString('hex');
-  const proc = await stack.startApi('api-writes', { checkout, adminToken, dataDir: o.dataDir, cpuProfDir: o.cpuProfDir });
-  const base = proc.url;
-  console.log(`API ${base} (pid ${proc.pid})`);
-
-  const user = await api(base, 'POST', '/api/v1/admin/users', adminToken, { email: 'writes@bench.example', name: 'Writes' });
-  const { key } = await api(base, 'POST', `/api/v1/admin/users/${user.id}/keys`, adminToken, { label: 'bench writes' });
-  const ws = await api(base, 'POST', '/api/v1/admin/workspaces', adminToken, { name: 'Write bench', ownerUserId: user.id, plan: 'enterprise' });
-  const wsPath = `/api/v1/workspaces/${ws.id}`;
-
-  // The targets of the wikilinks exist, so that every link resolves (a relationship each, listed in the answer).
-  // Written straight through Cypher in one transaction (as bench/generate.ts writes its workspaces): through the
-  // API, 1,000 creates took most of a minute.
-  const slugs = Array.from({ length: maxWikilinkTargets }, (_, i) => `target-${String(i).padStart(4, '0')}`);
-  const t0 = performance.now();
-  const now = new Date().toISOString();
-  const rows = slugs.map((slug) => ({
-    id: `cn_${slug.replace('-', '')}`, slug, title: slug, description: 'a wikilink target', content: null, nodeType: 'reference', agentSummary: null,
-    importance: 50, readFirst: false, edgeCaseOnly: false, status: 'live', createdAt: now, updatedAt: now, archivedAt: null,
-  }));
-  const createNodes = readFileSync(path.join(projectRoot, 'cypher', 'queries', 'bench', 'create-nodes.cypher'), 'utf8');
-  await stack.driver!.executeQuery(createNodes, { workspaceId: ws.id, rows }, { database: DATABASE, routing: routing.WRITE });
-  const playbook = await api(base, 'POST', `${wsPath}/playbooks`, key, { title: 'Write bench', version: { content: { instructions: 'v1' } } });
-  console.log(`set-up: ${slugs.length} target nodes and a playbook in ${fmt((performance.now() - t0) / 1000, 1)} s`);
-
-  const node = (name: string, content: string, headers?: Record<string, string>) => (i: number): WriteRequest => ({
-    method: 'POST',
-    path: `${wsPath}/context-nodes`,
-    body: JSON.stringify({ title: `${name} ${i}`, description: `bench ${name}`, slug: `${name}-${i}`, content }),
-    headers: headers && { ...headers, 'idempotency-key': `${name}-${i}` },
-  });
-  const version = (name: string, content: unknown, headers?: Record<string, string>) => {
-    const body = JSON.stringify({ content, changeNote: name });
-    return (i: number): WriteRequest => ({
-      method: 'POST',
-      path: `${wsPath}/playbooks/${playbook.id}/versions`,
-      body,
-      headers: headers && { ...headers, 'idempotency-key': `${name}-${i}` },
-    });
-  };
-  const idem = { 'idempotency-key': '' };
-
-  const ordinary = `# Brand voice\n\nWarm, direct and brief. See [[target-0001]] and [[target-0002]].\n\n${filler(1500, 'ordinary')}`;
-  const wikilinks = wikilinkContent(slugs, contentChars);
-  const overLinks = wikilinkContent([...slugs, 'one-too-many'], contentChars);
-  const backticks = backtickContent(contentChars);
-  const deep = deepContent();
-  const widest = widestContent(maxBodyBytes);
-  // Deeper than allowed, as large as a body may be: refused by the depth check before anything else.
-  const tooDeepBody = `{"content":${'['.repeat(maxBodyBytes / 2 - 20)}${']'.repeat(maxBodyBytes / 2 - 20)}}`;
-
-  const cases: WriteCase[] = [
-    { name: 'ordinary', what: 'a node of 1.7 KB with 2 wikilinks', expect: 201, request: node('ordinary', ordinary) },
-    { name: 'wikilinks', what: `a node of ${kb(contentChars)} with ${maxWikilinkTargets} distinct wikilinks, all resolved`, expect: 201, request: node('wikilinks', wikilinks) },
-    { name: 'wikilinks+idem', what: 'the same with an Idempotency-Key (the answer kept in Redis)', expect: 201, request: node('wikilinks-idem', wikilinks, idem) },
-    { name: 'backticks', what: `a node of ${kb(contentChars)}: backtick runs of lengths 1 to ${Math.max(...(backticks.match(/`+/g) ?? []).map((r) => r.length))}, none closing`, expect: 201, request: node('backticks', backticks) },
-    { name: 'deep', what: `a playbook version whose content nests ${maxJsonDepth - 1} levels (the deepest a body may)`, expect: 201, request: version('deep', deep) },
-    { name: 'widest', what: `a playbook version of ${Object.keys(widest).length} fields, a body of ~1 MiB`, expect: 201, request: version('widest', widest) },
-    { name: 'widest+idem', what: 'the same with an Idempotency-Key', expect: 201, request: version('widest-idem', widest, idem) },
-    { name: 'refused: links', what: `${maxWikilinkTargets + 1} distinct wikilinks in ${kb(contentChars)} (400)`, expect: 400, request: node('over-links', overLinks) },
-    { name: 'refused: depth', what: `a ~1 MiB body of nested arrays (400)`, expect: 400, request: () => ({ method: 'POST', path: `${wsPath}/playbooks/${playbook.id}/versions`, body: tooDeepBody }) },
-  ];
-
-  // The largest bodies of the routes that take many items or large answers: each must be refused at once, or
-  // handled a slice at a time, without holding up other requests (compare with the ordinary write above).
-  const at = new Date().toISOString();
-  const exportDoc = (parts: Record<string, unknown[]>) =>
-    JSON.stringify({ format: 'playbooks-workspace-export', version: 1, exportedAt: at, workspace: { id: 'ws_bench', name: 'bench' }, playbooks: [], nodes: [], links: [], annotations: [], feedback: [], ...parts });
-  const largeImportNodes = Array.from({ length: 120_000 }, (_, i) => ({
-    id: `cn_bench${i}`, slug: `imported-${i}`, title: `Imported ${i}`, description: `Imported node ${i}`, content: `See [[imported-${i + 1}]].`,
-    nodeType: 'reference', importance: 50, readFirst: false, edgeCaseOnly: false, agentSummary: null, status: 'live', createdAt: at, updatedAt: at, archivedAt: null,
-  }));
-  const largeImport = Buffer.from(exportDoc({
-    nodes: largeImportNodes,
-    links: largeImportNodes.slice(1).map((n, i) => ({ id: `lnk_bench${i}`, sourceType: 'context_node', sourceId: largeImportNodes[i].id, targetId: n.id, linkType: 'references', origin: 'manual', createdAt: at })),
-  }));
-  const emptyWorkspace = async () => `/api/v1/workspaces/${(await api(base, 'POST', '/api/v1/admin/workspaces', adminToken, { name: 'Import bench', ownerUserId: user.id, plan: 'enterprise' })).id}`;
-  const importTargets = [await emptyWorkspace(), await emptyWorkspace()];
-  const feedbackIds = Buffer.from(exportDoc({ feedback: Array.from({ length: 300_000 }, (_, i) => ({ id: `fb_${i}` })) }));
-  const post = (path: string, body: string | Buffer, extra: Partial<WriteRequest> = {}) => (): WriteRequest => ({ method: 'POST', path, body, ...extra });
-  const hostile: WriteCase[] = [
-    { name: 'mcp: 80,000 {}', what: 'an MCP request of a JSON array of 80,000 empty objects (400)', expect: 400, request: post(`${wsPath}/mcp`, `[${Array(80_000).fill('{}').join(',')}]`, { headers: { accept: 'application/json, text/event-stream' } }) },
-    { name: 'import: 50,000 {}', what: 'a bulk node import of 50,000 empty items (400)', expect: 400, request: post(`${wsPath}/context-nodes/import`, `{"nodes":[${Array(50_000).fill('{}').join(',')}]}`) },
-    { name: 'ws import: ids', what: 'a workspace import of 300,000 feedback items holding only an id (400)', expect: 400, request: post(`${importTargets[0]}/import`, feedbackIds) },
-    { name: 'ws import: 120K', what: `a workspace import of 120,000 nodes and 119,999 links (201)`, expect: 201, repeat: 1, warm: false, request: post(`${importTargets[1]}/import`, largeImport) },
-    { name: 'ws import: 65 MiB', what: 'a workspace import over the body limit (413)', expect: 413, request: post(`${importTargets[0]}/import`, Buffer.alloc(65 * 1024 * 1024, 0x20)) },
-    { name: 'analyst: 335 MB', what: "RETURN reduce(s='', x IN range(1,25) | s+s+'xxxxxxxxxx') (422: past the heap of its query process)", expect: 422, repeat: 1, request: post('/api/v1/admin/cypher', JSON.stringify({ query: "RETURN reduce(s = '', x IN range(1, 25) | s + s + 'xxxxxxxxxx') AS big" }), { token: adminToken }) },
-    { name: 'webhook: 60,000', what: 'a webhook subscription naming an event type 60,000 times (400)', expect: 400, request: post(`${wsPath}/webhooks`, JSON.stringify({ url: 'https://example.com/hook', eventTypes: Array(60_000).fill('node.created') })) },
-    { name: 'key: 900 KB', what: 'a body whose one key is 900 KB long (400)', expect: 400, request: post(`${wsPath}/context-nodes`, `{"${'k'.repeat(900_000)}":1}`) },
-  ];
-  cases.push(...hostile);
-
-  const lagMaxMs = async () => {
-    const text = await (await fetch(`${base}/metrics`)).text();
-    const m = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text);
-    if (!m) throw new Error('/metrics has no nodejs_eventloop_lag_max_seconds');
-    return Number(m[1]) * 1000;
-  };
-
-  const send = async (r: WriteRequest, c: WriteCase) => {
-    const res = await fetch(base + r.path, {
-      method: r.method,
-      headers: { authorization: `Bearer ${r.token ?? key}`, 'content-type': 'application/json', ...r.headers },
-      body: r.body as BodyInit,
-    });
-    const answer = Buffer.from(await res.arrayBuffer());
-    if (res.status !== c.expect) console.log(`  ${c.name}: ${r.method} ${r.path} answered ${res.status}: ${answer.toString('utf8', 0, 300)}`);
-    return res.status;
-  };
-
-  const results: WriteResult[] = [];
-  const idle = async () => {
-    await lagMaxMs();
-    await new Promise((r) => setTimeout(r, 1000));
-    return lagMaxMs();
-  };
-  console.log(`idle process, 1 s: longest event-loop delay ${fmt(await idle(), 1)} ms (the 10 ms sampling interval plus jitter)`);
-
-  for (const c of cases) {
-    const requests = Array.from({ length: c.repeat ?? REPEAT }, (_, i) => c.request(i));
-    const bodyBytes = Buffer.byteLength(requests[0].body);
-    // One write of the case first, not measured: the first run of a code path compiles it (once per process).
-    if (c.warm ?? true) await send(c.request(REPEAT), c);
-    await lagMaxMs();
-    const probe = await healthzProbe(base);
-    const times: number[] = [];
-    const statuses = new Map<number, number>();
-    for (const r of requests) {
-      const t = performance.now();
-      const status = await send(r, c);
-      times.push(performance.now() - t);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    }
-    // A few samples after the last answer, so that a case of quick requests still has some (the first interval
-    // after a reset is not recorded).
-    await new Promise((r) => setTimeout(r, 60));
-    const eventLoopMaxMs = await lagMaxMs();
-    const healthzMax = await probe.stop();
-    times.sort((a, b) => a - b);
-    const result: WriteResult = {
-      name: c.name,
-      what: c.what,
-      bodyBytes,
-      status: [...statuses].map(([s, n]) => `${n}×${s}`).join(','),
-      writeMsMedian: times[Math.floor(times.length / 2)],
-      writeMsMax: times[times.length - 1],
-      eventLoopMaxMs,
-      healthzMaxMs: healthzMax,
-    };
-    results.push(result);
-    console.log(writeLine(result));
-  }
-  await stack.stop(proc);
-  return results;
-}
+interface Space { ws: string; nodes: string[]; next: Record<Kind, number> }
+interface Floor { graph: GraphExecutor; nodes: NodeRepository; annotations: AnnotationRepository; feedback: FeedbackRepository; stamp: (now: string) => AuditStamp; userId: string }
 
 /**
- * GET /healthz asked again and again, from the poller the tests use (a process of its own), until stop() says
- * the longest round trip it saw.
+ * A new node links to two of the workspace's nodes, as an agent's note links to the context it builds on (to nodes
+ * other clients write at that moment, each write would wait for the next: docs/graph-model.md, "What a write locks").
  */
-async function healthzProbe(base: string): Promise<{ stop: () => Promise<number> }> {
-  const poller = spawn(process.execPath, [path.join(projectRoot, 'test', 'support', 'healthz-poller.mjs'), base], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: poller.stdout! })[Symbol.asyncIterator]();
-  if ((await lines.next()).value !== 'ready') throw new Error('the /healthz probe did not start');
-  return {
-    stop: async () => {
-      poller.stdin!.write('stop\n');
-      const { worst } = JSON.parse((await lines.next()).value as string) as { worst: number };
-      return worst;
+const nodeBody = (n: number) => ({ title: `Node ${n}`, description: 'A node written by the write bench', content: `Notes on ${n}: see [[Target ${(n * 7) % TARGET_NODES}]] and [[Target ${(n * 13 + 5) % TARGET_NODES}]].` });
+/** The k-th pair of distinct nodes, never the same pair twice for k below n·(n−1). */
+const pair = (nodes: string[], k: number) => [nodes[k % nodes.length], nodes[(k + 1 + (Math.floor(k / nodes.length) % (nodes.length - 1))) % nodes.length]];
+const remark = (s: Space, k: number) => ({ targetType: 'context_node' as const, targetId: s.nodes[k % s.nodes.length], title: `Remark ${k}` });
+
+/** The k-th write of each kind into a space: its request to the API, and its floor. */
+const WRITES: Record<Kind, { request: (s: Space, k: number) => { path: string; body: object }; floor: (f: Floor, s: Space, k: number, now: string) => Promise<unknown> }> = {
+  node: {
+    request: (_s, k) => ({ path: '/context-nodes', body: nodeBody(k) }),
+    floor: (f, s, k, now) => f.graph.writeTx(async (tx) => {
+      const fields = withDefaults(nodeBody(k));
+      const base = slugBase(fields.title, 'node');
+      const slug = firstFreeSlug(base, new Set((await f.nodes.claimSlugs(tx, s.ws, [nameKey(base)], base)).map((t) => t.slug)));
+      const node = { id: newId('cn'), slug, ...fields, status: 'live' as const, createdAt: now, updatedAt: now, archivedAt: null };
+      await f.nodes.create(tx, s.ws, [{ ...node, ...tokenCountsOf(node) }]);
+      await syncWikilinks(f.nodes, tx, s.ws, { named: [node], contents: [node] }, now);
+      const { id, createdAt, updatedAt, archivedAt, ...after } = node;
+      await recordAudit(tx, f.stamp(now), { action: 'node.created', workspaceId: s.ws, targetIds: [id], after: contentDigested(after) });
+      return f.nodes.get(tx, s.ws, id);
+    }),
+  },
+  link: {
+    request: (s, k) => ({ path: `/context-nodes/${pair(s.nodes, k)[0]}/links`, body: { targetId: pair(s.nodes, k)[1], linkType: LINK_TYPE } }),
+    floor: (f, s, k, now) => f.graph.writeTx(async (tx) => {
+      const [sourceId, targetId] = pair(s.nodes, k);
+      const linkId = newId('lnk');
+      await f.nodes.createLink(tx, { workspaceId: s.ws, sourceType: 'context_node', sourceId, targetId, linkType: LINK_TYPE, linkId, now });
+      const after = { sourceId, sourceType: 'context_node', targetId, linkType: LINK_TYPE, origin: 'manual' };
+      await recordAudit(tx, f.stamp(now), { action: 'link.created', workspaceId: s.ws, targetIds: [linkId, sourceId, targetId], after });
+    }),
+  },
+  annotation: {
+    request: (s, k) => ({ path: '/context/annotations', body: { ...remark(s, k), scopeType: SCOPE, content: 'A remark written by the write bench.' } }),
+    floor: (f, s, k, now) => f.annotations.create(s.ws, { id: newId('ann'), ...remark(s, k), scopeType: SCOPE, content: 'A remark written by the write bench.', source: 'human', authorId: f.userId, authorKind: 'user', createdAt: now }, f.stamp(now)),
+  },
+  feedback: {
+    request: (s, k) => {
+      const { title, ...target } = remark(s, k);
+      return { path: '/context/feedback', body: { ...target, summary: title, feedbackType: FEEDBACK_TYPE } };
     },
+    floor: (f, s, k, now) => {
+      const { title, ...target } = remark(s, k);
+      return f.feedback.create(s.ws, { id: newId('fb'), ...target, feedbackType: FEEDBACK_TYPE, summary: title, status: 'open', authorId: f.userId, authorKind: 'user', createdAt: now, updatedAt: now }, f.stamp(now));
+    },
+  },
+};
+
+/** A webhook receiver on 127.0.0.1 that answers 204 and counts. */
+async function receiver() {
+  let received = 0;
+  const server = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end(() => (received += 1))));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received: () => received, close: () => new Promise((r) => server.close(r)) };
+}
+
+export async function runWrites(o: Options, stack: Stack, checkout: Checkout) {
+  const dataDir = path.join(o.dataDir, 'writes');
+  rmSync(dataDir, { recursive: true, force: true });
+  await stack.startStores({ dataDir, heap: o.neo4jHeap, pageCacheMb: 512 });
+  const adminToken = randomBytes(24).toString('hex');
+  const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on' };
+  const api = await stack.startApi('api', { checkout, adminToken, dataDir, env, cpuProfDir: o.cpuProfDir });
+  const apiOff = await stack.startApi('api-audit-off', { checkout, adminToken, dataDir, env: { ...env, AUDIT: 'off' } });
+  const admin = createClient({ baseUrl: api.url, auth: () => adminToken });
+  const { data: user } = await adminCreateUser({ client: admin, body: { email: `writes-${o.stamp}@bench.example`, name: 'Writes' }, throwOnError: true });
+  const { data: { key } } = await adminCreateUserKey({ client: admin, path: { userId: user.id }, body: { label: 'bench writes' }, throwOnError: true });
+  const hook = await receiver();
+  const space = async (name: string): Promise<Space> => {
+    const { data: { id: ws } } = await adminCreateWorkspace({ client: admin, body: { name, ownerUserId: user.id, plan: 'enterprise' }, throwOnError: true });
+    const client = new PlaybooksClient({ baseUrl: api.url, apiKey: key, workspaceId: ws });
+    await client.webhooks.create({ url: `${hook.url}/${ws}`, eventTypes: ['node.created', 'link.created', 'feedback.created'] });
+    const { nodes } = await client.nodes.import({ nodes: Array.from({ length: TARGET_NODES }, (_, i) => ({ slug: `target-${i}`, title: `Target ${i}`, description: 'A target of links and remarks' })) });
+    return { ws, nodes: nodes.map((n) => n.id!), next: { node: 0, link: 0, annotation: 0, feedback: 0 } };
   };
-}
+  const [apiSpace, floorSpace, onSpace, offSpace] = [await space('Writes through the API'), await space('Writes by the driver'), await space('Audit on'), await space('Audit off')];
 
-export function writeLine(r: WriteResult): string {
-  const verdict = r.eventLoopMaxMs < TARGET_MS ? 'met' : 'MISSED';
-  return (
-    `  ${r.name.padEnd(16)} ${kb(r.bodyBytes).padStart(10)}  ${r.status.padEnd(6)}  write p50 ${fmt(r.writeMsMedian, 0).padStart(5)} max ${fmt(r.writeMsMax, 0).padStart(5)} ms` +
-    `  event-loop delay max ${fmt(r.eventLoopMaxMs, 1).padStart(6)} ms  /healthz max ${fmt(r.healthzMaxMs, 1).padStart(6)} ms  ${verdict}`
-  );
-}
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const requests = (s: Space, kind: Kind): HttpRequest[] => [{
+    method: 'POST', path: '/', headers,
+    setupRequest: (req) => {
+      const { path: p, body } = WRITES[kind].request(s, s.next[kind]++);
+      return { ...req, path: `/api/v1/workspaces/${s.ws}${p}`, body: JSON.stringify(body) };
+    },
+  }];
+  const floor: Floor = {
+    graph: stack.graph, nodes: new NodeRepository(stack.graph), annotations: new AnnotationRepository(stack.graph), feedback: new FeedbackRepository(stack.graph), userId: user.id,
+    stamp: (now) => ({ actor: { kind: 'user', id: user.id }, requestId: randomUUID(), at: now }),
+  };
+  const jobs = CLIENTS.flatMap((clients) => KINDS.flatMap((kind): Job<string>[] => [
+    { key: `api|${kind}|${clients}`, proc: api.name, run: (w) => httpLoad({ ...w, baseUrl: api.url, requests: requests(apiSpace, kind), clients }) },
+    { key: `floor|${kind}|${clients}`, run: (w) => concurrentLoad({ ...w, label: `floor ${kind}`, clients, work: () => WRITES[kind].floor(floor, floorSpace, floorSpace.next[kind]++, new Date().toISOString()) }) },
+  ]));
+  console.log(`\n== ${KINDS.join(', ')} at ${CLIENTS.join(' and ')} clients, through the API and by the driver, alternating`);
+  // A fresh JVM compiles while the first writes run, and every statement is planned once: a warm-up of a few seconds.
+  const measured = await measureInRounds(jobs, { ...o, warmupS: Math.max(3, o.warmupS) }, stack.meter);
+  /** Calls that threw or timed out, and answers other than 201. */
+  const errors = (m: Measured) => String(m.stats.errors + Object.entries(m.stats.status).filter(([s]) => s !== '201' && s !== 'ok').reduce((n, [, c]) => n + c, 0));
+  const line = (label: string, m: Measured) => console.log(`  ${label.padEnd(26)} ${fmt(m.stats.rps).padStart(7)} writes/s  p50 ${fmt(m.stats.p50).padStart(6)}  p95 ${fmt(m.stats.p95).padStart(6)} ms  api cpu ms/write ${fmt(m.cpuMsPerRequest.proc, 2)}${errors(m) !== '0' ? `  ${errors(m)} errors` : ''}`);
+  for (const [k, m] of measured) line(k.replace(/\|/g, ' '), m);
 
-export function writeTable(results: WriteResult[], markdown: boolean): string[] {
-  if (!markdown) return results.map(writeLine);
-  return [
-    `| case | what | body | answers | write p50 / max ms | longest event-loop delay ms | longest /healthz ms | < ${TARGET_MS} ms |`,
-    '|---|---|---:|---|---:|---:|---:|---|',
-    ...results.map((r) => `| ${r.name} | ${r.what} | ${kb(r.bodyBytes)} | ${r.status} | ${fmt(r.writeMsMedian, 0)} / ${fmt(r.writeMsMax, 0)} | ${fmt(r.eventLoopMaxMs, 1)} | ${fmt(r.healthzMaxMs, 1)} | ${r.eventLoopMaxMs < TARGET_MS ? 'met' : 'missed'} |`),
+  console.log(`\n== node creates at ${AUDIT_CLIENTS} clients, audit on / AUDIT=off, alternating`);
+  // The AUDIT=off process has served nothing yet: a longer warm-up, so that its first round does not pay for compiling.
+  const variants = await measureInRounds([
+    { key: 'on', proc: api.name, run: (w) => httpLoad({ ...w, baseUrl: api.url, requests: requests(onSpace, 'node'), clients: AUDIT_CLIENTS }) },
+    { key: 'off', proc: apiOff.name, run: (w) => httpLoad({ ...w, baseUrl: apiOff.url, requests: requests(offSpace, 'node'), clients: AUDIT_CLIENTS }) },
+  ], { ...o, rounds: Math.max(2, o.rounds), warmupS: Math.max(6, o.warmupS) }, stack.meter);
+  for (const [k, m] of variants) line(`audit ${k}`, m);
+  const offClient = new PlaybooksClient({ baseUrl: api.url, apiKey: key, workspaceId: offSpace.ws });
+  const switchHonoured = (await offClient.audit.page({ action: 'node.created', limit: 1 })).events.length === 0;
+  const [on, off] = [variants.get('on')!, variants.get('off')!];
+  const cost = switchHonoured ? 1 - on.stats.rps / off.stats.rps : undefined;
+  if (!switchHonoured) console.log('  the API under test recorded audit events with AUDIT=off (it has no such switch): the cost is not measured');
+  const deliveries = hook.received();
+  await hook.close();
+
+  const get = (who: string, kind: Kind, clients: number) => measured.get(`${who}|${kind}|${clients}`)!;
+  const nodes16 = get('api', 'node', 16).stats.rps;
+  const ofFloor = nodes16 / get('floor', 'node', 16).stats.rps;
+  const targets = [
+    { target: 'node creates through the API, 16 clients', value: `${fmt(nodes16)}/s`, bound: `>= ${TARGETS.nodesPerS}/s`, met: nodes16 >= TARGETS.nodesPerS },
+    { target: 'node creates, API / floor, 16 clients', value: fmt(ofFloor, 2), bound: `>= ${TARGETS.ofFloor}`, met: ofFloor >= TARGETS.ofFloor },
+    { target: `audit + outbox cost, node creates, ${AUDIT_CLIENTS} clients`, value: `${fmt(cost === undefined ? undefined : 100 * cost)} %`, bound: `< ${TARGETS.auditCost * 100} %`, met: cost === undefined ? undefined : cost < TARGETS.auditCost },
   ];
-}
-
-/** The whole `--write-stalls` run: its own stores under <dataDir>/writes, the cases, the tables. */
-export async function runWrites(o: { portFrom: number; dataDir: string; logDir: string; heap: string; checkout: ApiCheckout; cpuProfDir?: string }): Promise<WriteResult[]> {
-  return onFreshStores({ ...o, pageCacheMb: 256, name: 'writes' }, (stack, dataDir) => measureWrites({ stack, checkout: o.checkout, dataDir, cpuProfDir: o.cpuProfDir }));
+  const lat = (m: Measured) => `${fmt(m.stats.p50)} / ${fmt(m.stats.p95)}`;
+  const out = (markdown: boolean) => [
+    ...table(['write', 'clients', 'API writes/s', 'API p50 / p95 ms', 'API cpu ms/write', 'floor writes/s', 'floor p50 / p95 ms', 'API / floor', 'errors API / floor'], CLIENTS.flatMap((c) => KINDS.map((k) => {
+      const [a, f] = [get('api', k, c), get('floor', k, c)];
+      return [k, String(c), fmt(a.stats.rps), lat(a), fmt(a.cpuMsPerRequest.proc, 2), fmt(f.stats.rps), lat(f), fmt(a.stats.rps / f.stats.rps, 2), `${errors(a)} / ${errors(f)}`];
+    })), markdown),
+    '',
+    ...table([`node creates, ${AUDIT_CLIENTS} clients`, 'writes/s', 'p50 / p95 ms', 'API cpu ms/write', 'errors'], ([['audit and outbox on', on], ['AUDIT=off', off]] as const).map(([label, m]) => [label, fmt(m.stats.rps), lat(m), fmt(m.cpuMsPerRequest.proc, 2), errors(m)]), markdown),
+    '',
+    ...table(['target', 'value', 'bound', 'verdict'], targets.map((t) => [t.target, t.value, t.bound, t.met === undefined ? 'not measured' : t.met ? 'met' : 'MISSED']), markdown, 'lrrl'),
+    '',
+    `${deliveries} webhook deliveries received while the API ran.`,
+  ];
+  console.log(['', '== write throughput into one workspace', ...out(false)].join('\n'));
+  return { md: ['', '### Write throughput into one workspace', '', ...out(true)], json: { writes: Object.fromEntries(measured), audit: { on, off, cost, switchHonoured }, targets, deliveries } };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { type ImportWorkspaceData, type ListReportsResponse, PlaybooksError } from '@playbooks/client';
 import type { Plan } from './admin/schemas.js';
 import { AdminService } from './admin/service.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -14,9 +15,10 @@ import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
 import { createRedis } from './infra/redis.js';
 import { createLogger, ensureDependencies } from './runtime.js';
+import { type OutputFormat, parseParams, render, table } from './shell/answers.js';
+import { exportToFile, failureText, serviceClient } from './shell/connection.js';
 import { exportMarkdown } from './shell/export-markdown.js';
 import { importFolder } from './shell/import-folder.js';
-import { ApiProblem, type OutputFormat, ServiceUnreachable, call, download, parseParams, render, table } from './shell/client.js';
 
 const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
 
@@ -146,16 +148,18 @@ async function report(args: string[]): Promise<void> {
   if (!key) throw new AppError('invalid_request', 'Set API_KEY to a user or agent key of a member of the workspace');
   const format = values.format as OutputFormat;
   if (!['table', 'csv', 'json'].includes(format)) throw new AppError('invalid_request', '--format is table, csv or json');
+  const client = serviceClient(key, values.workspace);
   const base = `/api/v1/workspaces/${encodeURIComponent(values.workspace)}/reports`;
   if (name === 'list') {
-    const { json } = await call('GET', base, key);
-    const rows = json.reports.map((r: { name: string; title: string; parameters: { name: string }[] }) => [r.name, r.title, r.parameters.map((p) => p.name).join(', ')]);
-    process.stdout.write(`${format === 'json' ? JSON.stringify(json, null, 2) : table(['name', 'title', 'parameters'], rows, 80)}\n`);
+    const { data } = await client.request<ListReportsResponse>('GET', base);
+    const rows = data.reports.map((r) => [r.name, r.title, r.parameters.map((p) => p.name).join(', ')]);
+    process.stdout.write(`${format === 'json' ? JSON.stringify(data, null, 2) : table(['name', 'title', 'parameters'], rows, 80)}\n`);
     return;
   }
-  const query = new URLSearchParams(Object.entries(parseParams(values.param)).map(([k, v]) => [k, String(v)])).toString();
-  const answer = await call('GET', `${base}/${encodeURIComponent(name)}${query ? `?${query}` : ''}`, key, { csv: format === 'csv' });
-  process.stdout.write(`${render(format, answer)}\n`);
+  // Each report is a route of its own, with its own parameters: asked for by name rather than by a method of the SDK.
+  const query = Object.fromEntries(Object.entries(parseParams(values.param)).map(([k, v]) => [k, String(v)]));
+  const answer = await client.request('GET', `${base}/${encodeURIComponent(name)}`, { query, headers: format === 'csv' ? { accept: 'text/csv' } : {} });
+  process.stdout.write(`${render(format, answer.data)}\n`);
 }
 
 /** `import DIR --workspace ID`: over HTTP with an editor's key, through the bulk import. */
@@ -171,8 +175,9 @@ async function importCommand(args: string[]): Promise<void> {
   if (!key) throw new AppError('invalid_request', 'Set API_KEY to the user or agent key of an editor of the workspace');
   if (!existsSync(dir)) throw new AppError('invalid_request', `${dir} does not exist`);
   if (statSync(dir).isFile()) {
-    const { json } = await call('POST', `/api/v1/workspaces/${encodeURIComponent(values.workspace)}/import`, key, { body: JSON.parse(readFileSync(dir, 'utf8')) });
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    const document = JSON.parse(readFileSync(dir, 'utf8')) as NonNullable<ImportWorkspaceData['body']>;
+    const result = await serviceClient(key, values.workspace).workspace.import(document);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
   const result = await importFolder({
@@ -197,12 +202,13 @@ async function exportCommand(args: string[]): Promise<void> {
     return;
   }
   const out = values.out ?? `${values.workspace}.playbooks-export.json`;
-  const bytes = await download(`/api/v1/workspaces/${encodeURIComponent(values.workspace)}/export`, key, out);
+  const bytes = await exportToFile(serviceClient(key, values.workspace), out);
   process.stdout.write(`${JSON.stringify({ file: out, bytes })}\n`);
 }
 
 main().catch((err) => {
-  const known = err instanceof AppError || err instanceof ApiProblem || err instanceof ServiceUnreachable || err instanceof ConfigError || err instanceof MissingToolError;
-  process.stderr.write(known ? `${err.message}\n` : `${err instanceof Error ? err.stack : String(err)}\n`);
+  const known = err instanceof AppError || err instanceof ConfigError || err instanceof MissingToolError;
+  const text = err instanceof PlaybooksError ? failureText(err) : known ? err.message : err instanceof Error ? err.stack : String(err);
+  process.stderr.write(`${text}\n`);
   process.exit(1);
 });

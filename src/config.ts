@@ -83,8 +83,15 @@ const envSchema = {
     WEBHOOK_MAX_ATTEMPTS: intString,
     WEBHOOK_RELAY_INTERVAL_MS: intString,
     AUDIT_RETENTION_DAYS: intString,
+    AUDIT: { enum: ['on', 'off'] },
   },
 } as const;
+
+/**
+ * AUDIT=off: no audit event and no webhook outbox record is written (src/audit/recorder.ts). For the bench alone,
+ * which measures what recording costs a write (`npm run bench -- --writes`); anything else leaves it on, the default.
+ */
+export const auditRecording = (env: NodeJS.ProcessEnv = process.env): boolean => env.AUDIT !== 'off';
 
 /** A comma-separated list, lower-cased, empty entries dropped. */
 const list = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
@@ -141,7 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: {
       allowPrivateTargets: relevant.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'on',
       timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000),
-      // 10 s × (2^0 + … + 2^12) ≈ 22.8 h between the first and the 14th attempt.
+      // Doubling from the base, the last attempt comes about a day after the first (docs/api.md, "Webhooks").
       retryBaseMs: Math.max(1, int('WEBHOOK_RETRY_BASE_MS', 10_000)),
       maxAttempts: Math.max(1, int('WEBHOOK_MAX_ATTEMPTS', 14)),
       relayIntervalMs: Math.max(10, int('WEBHOOK_RELAY_INTERVAL_MS', 1_000)),

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { type OutputFormat, apiUrl, call, describeError, parseParams, render } from './shell/client.js';
+import type { PlaybooksClient, RunCypherResponse } from '@playbooks/client';
+import { type OutputFormat, describeError, parseParams, render } from './shell/answers.js';
+import { apiUrl, serviceClient } from './shell/connection.js';
 
 const usage = `Usage: npm run cypher -- [-e QUERY | -f FILE] [--param name=value ...] [--format table|csv|json] [--limit N] [--timeout MS]
 
@@ -20,16 +22,17 @@ interface Settings {
 }
 
 /** An answer as text for stdout; a CSV answer that was cut comes with a note for stderr, so stdout stays CSV. */
-async function runOne(query: string, token: string, s: Settings): Promise<{ out: string; note?: string }> {
-  const body = { query, params: s.params, ...(s.limit ? { limit: s.limit } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}) };
-  const answer = await call('POST', '/api/v1/admin/cypher', token, { body, csv: s.format === 'csv' });
+async function runOne(query: string, client: PlaybooksClient, s: Settings): Promise<{ out: string; note?: string }> {
+  const json = { query, params: s.params, ...(s.limit ? { limit: s.limit } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}) };
+  // A read sent as a POST: retried as it is, without an Idempotency-Key, which would have the service keep the rows.
+  const answer = await client.request('POST', '/api/v1/admin/cypher', { json, idempotent: true, headers: s.format === 'csv' ? { accept: 'text/csv' } : {} });
   if (s.format === 'csv') {
     const cut = answer.headers.get('x-truncated') === 'true';
-    return { out: render('csv', answer), note: cut ? `(${rowsText(Number(answer.headers.get('x-row-count')))}, ${cutReason(answer.headers.get('x-truncated-by'), s.limit)})` : undefined };
+    return { out: render('csv', answer.data), note: cut ? `(${rowsText(Number(answer.headers.get('x-row-count')))}, ${cutReason(answer.headers.get('x-truncated-by'), s.limit)})` : undefined };
   }
-  const a = answer.json;
+  const a = answer.data as RunCypherResponse;
   const footer = `(${rowsText(a.rowCount)}${a.truncated ? `, ${cutReason(a.truncatedBy, a.limit)}` : ''}, ${a.elapsedMs} ms)`;
-  return { out: render(s.format, answer, footer) };
+  return { out: render(s.format, a, footer) };
 }
 
 const rowsText = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
@@ -53,7 +56,7 @@ function formatOf(value: string): OutputFormat {
   return value;
 }
 
-async function repl(token: string, s: Settings): Promise<void> {
+async function repl(client: PlaybooksClient, s: Settings): Promise<void> {
   const historyFile = path.join(os.homedir(), '.playbooks_cypher_history');
   const history = existsSync(historyFile) ? readFileSync(historyFile, 'utf8').split('\n').filter(Boolean).reverse() : [];
   const rl = createInterface({ input: process.stdin, output: process.stdout, history, historySize: 1000, removeHistoryDuplicates: true, prompt: 'cypher> ' });
@@ -86,7 +89,7 @@ async function repl(token: string, s: Settings): Promise<void> {
         const query = buffer.join('\n').trim().replace(/;$/, '');
         buffer = [];
         try {
-          print(await runOne(query, token, s));
+          print(await runOne(query, client, s));
         } catch (err) {
           process.stdout.write(`${describeError(err, query)}\n`);
         }
@@ -123,12 +126,13 @@ async function main(): Promise<void> {
     limit: values.limit ? Number(values.limit) : undefined,
     timeoutMs: values.timeout ? Number(values.timeout) : undefined,
   };
+  const client = serviceClient(token);
   const script = values.execute ?? (values.file ? readFileSync(values.file, 'utf8') : undefined);
-  if (script === undefined) return repl(token, settings);
+  if (script === undefined) return repl(client, settings);
   let failed = false;
   for (const query of statementsOf(script)) {
     try {
-      print(await runOne(query, token, settings));
+      print(await runOne(query, client, settings));
     } catch (err) {
       failed = true;
       process.stderr.write(`${describeError(err, query)}\n`);
@@ -138,6 +142,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${describeError(err)}\n`);
   process.exit(1);
 });

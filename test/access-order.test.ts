@@ -8,7 +8,7 @@ import { type TestAgent, createAgent } from './support/agents.js';
 import { adminToken } from './support/harness.js';
 
 /**
- * decisions.md §2: 401 is for a caller who is not authenticated (unknown, revoked, deactivated or malformed
+ * 401 is for a caller who is not authenticated (unknown, revoked, deactivated or malformed
  * key); 403 user_key_required is for an authenticated agent on a route that takes a user key. So on every
  * user-key-only route, a key that does not authenticate gets 401 whatever its form, and only a valid agent
  * key gets 403.

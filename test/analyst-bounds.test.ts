@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import neo4j from 'neo4j-driver';
 import { cypherLimits } from '../src/analyst/service.js';
 import { jsonStringBytes, toJsonWithin } from '../src/analyst/values.js';
-import { problem, request } from './support/api.js';
+import { problem, request, requestStream } from './support/api.js';
 import { analystToken, env } from './support/harness.js';
 import { idleHealthzMs, whilePolling } from './support/healthz.js';
 
@@ -42,11 +42,7 @@ async function residentBytes(): Promise<number> {
 
 /** An NDJSON answer read as it arrives, keeping only its first and last lines, its size and its line count. */
 async function ndjsonEnds(body: Record<string, unknown>): Promise<{ status: number; first: unknown; last: any; lines: number; bytes: number }> {
-  const res = await fetch(`${env.service.url}/api/v1/admin/cypher`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${analystToken}`, 'content-type': 'application/json', accept: 'application/x-ndjson' },
-    body: JSON.stringify(body),
-  });
+  const res = await requestStream('POST', '/api/v1/admin/cypher', { token: analystToken, body, headers: { accept: 'application/x-ndjson' } });
   const decoder = new TextDecoder();
   let pending = '';
   let first: string | undefined;

@@ -12,7 +12,9 @@ import { createPlaybook } from './support/playbooks.js';
 import { useVaults } from './support/vault.js';
 import { type MarkdownLink, type MarkdownNode, exportMarkdown, markdownFilesOf } from '../src/shell/export-markdown.js';
 import { importFolder } from '../src/shell/import-folder.js';
-import { markdownFiles, parseMarkdownFile, scanMarkdownFile } from '../src/shell/vault.js';
+import { parseMarkdownFile } from '../src/shell/import-item.js';
+import { scanMarkdownFile } from '../src/shell/markdown-file.js';
+import { markdownFiles } from '../src/shell/vault.js';
 
 const run = promisify(execFile);
 

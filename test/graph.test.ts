@@ -1,3 +1,4 @@
+import { linkTypes } from '@playbooks/client';
 import { expect } from 'chai';
 import { addMember, createWorkspace, problem, request, type TestWorkspace } from './support/api.js';
 import { createAgent } from './support/agents.js';
@@ -152,7 +153,7 @@ describe('graph view (GET {ws}/graph)', () => {
     for (const batch of [0, 1]) {
       const nodes = Array.from({ length: 1_000 }, (_, j) => {
         const i = batch * 1_000 + j;
-        const links = [1, 2, 3, 4, 5].map((k) => ({ linkType: (['requires', 'references', 'relates-to', 'supersedes', 'index-entry'] as const)[k - 1], target: slug(batch * 1_000 + ((j + k * 7) % 1_000)) }));
+        const links = [1, 2, 3, 4, 5].map((k) => ({ linkType: linkTypes[k - 1], target: slug(batch * 1_000 + ((j + k * 7) % 1_000)) }));
         return { slug: slug(i), title: `Node ${i}`, description: 'd', importance: i % 101, links };
       });
       const res = await request('POST', w.path('/context-nodes/import'), { token: w.owner.key, body: { nodes } });

@@ -8,7 +8,8 @@ import { env } from './support/harness.js';
 import { useVaults, writeVault } from './support/vault.js';
 import { getNode, graphEtag, listNodes, nodesBySlug, outgoingOf } from './support/nodes.js';
 import { importFolder } from '../src/shell/import-folder.js';
-import { maxFileBytes, parseMarkdownFile, scanVault } from '../src/shell/vault.js';
+import { parseMarkdownFile } from '../src/shell/import-item.js';
+import { maxFileBytes, scanVault } from '../src/shell/vault.js';
 
 const run = promisify(execFile);
 

@@ -1,3 +1,4 @@
+import { linkTypes } from '@playbooks/client';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { redisKeys } from '../src/gate/redis-keys.js';
@@ -5,8 +6,6 @@ import { env } from './support/harness.js';
 import { type TestUser, type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
 import { archiveNode, createNode, getNode, link, linkPlaybook, restoreNode, unlink, updateNode } from './support/nodes.js';
 import { createPlaybook } from './support/playbooks.js';
-
-const linkTypes = ['requires', 'references', 'relates-to', 'supersedes', 'index-entry'] as const;
 
 describe('links', () => {
   let space: TestWorkspace;

@@ -1,3 +1,4 @@
+import { nodeTypes } from '@playbooks/client';
 import { expect } from 'chai';
 import { type TestUser, type TestWorkspace, addMember, createWorkspace, problem, request, unique } from './support/api.js';
 import { archiveNode, createNode, getNode, listNodes, restoreNode, updateNode } from './support/nodes.js';
@@ -46,7 +47,7 @@ describe('context nodes', () => {
     });
 
     it('accepts every node type and importance 0 and 100', async () => {
-      for (const nodeType of ['brand', 'process', 'reference', 'domain-knowledge', 'example', 'index']) {
+      for (const nodeType of nodeTypes) {
         expect((await createNode(space, { nodeType })).nodeType).to.equal(nodeType);
       }
       expect((await createNode(space, { importance: 0 })).importance).to.equal(0);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { AppError } from '../src/errors.js';
+import { periodOf } from '../src/gate/period.js';
 import { redisKeys } from '../src/gate/redis-keys.js';
-import { periodOf } from '../src/gate/gate.js';
 import type { RunningService } from '../src/runtime.js';
 import { type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
 import { createAgent } from './support/agents.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { type VaultLinkCount, countVaultLinks } from '../bench/obsidian-links.js';
+import { type VaultLinkCount, countVaultLinks } from './support/obsidian-links.js';
 import { exportMarkdown } from '../src/shell/export-markdown.js';
 import { type FolderImportReport, importFolder } from '../src/shell/import-folder.js';
 import { scanVault } from '../src/shell/vault.js';
@@ -15,7 +15,7 @@ import { useVaults } from './support/vault.js';
 /**
  * Real documentation vaults, as their authors keep them for Obsidian (test/fixtures/vaults/*: each folder's
  * README.md says where it comes from, at which commit, under which licence). Which of their wikilinks name a note
- * is counted from the files alone, by bench/obsidian-links.ts, which shares no code with the service; the import
+ * is counted from the files alone, by test/support/obsidian-links.ts, which shares no code with the service; the import
  * must turn at least 95% of those (note, note) pairs into links of the graph.
  */
 

@@ -11,8 +11,7 @@ import {
   reasonsOf,
 } from './support/retrieval.js';
 
-// The eight ranking rules of decisions §5, each on a graph built for it (the graphs and expected orders of
-// scratch/retrieval-check.mjs, built through the API). Ids are generated, so nodes that tie on everything but
+// The eight ranking rules of docs/api.md ("Retrieval"), each on a graph built for it through the API. Ids are generated, so nodes that tie on everything but
 // the id are written as a group ([a, b]) and ordered by their real ids.
 
 describe('retrieval ranking (bundle)', () => {

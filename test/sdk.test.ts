@@ -261,7 +261,7 @@ describe('TypeScript client (sdk/)', () => {
       expect(b.body).to.equal('');
       expect(store.size).to.equal(1);
       expect(events.filter((e) => e.path.includes('/context/bundle')).map((e) => e.fromStore)).to.deep.equal([false, true]);
-      // decisions §5: a 304 is a retrieval like a 200.
+      // A 304 is a retrieval like a 200 (docs/api.md, "Retrieval").
       expect((await client.usage.get()).used).to.equal(used + 2);
 
       const manifest = await client.context.manifest({ playbookId: playbook.id });

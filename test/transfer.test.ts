@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
+import { type TestWorkspace, addMember, createWorkspace, problem, request, requestStream } from './support/api.js';
 import { ExportDocument } from '../src/transfer/schemas.js';
 import { responseProblems } from '../src/http/validation.js';
 import { env } from './support/harness.js';
@@ -109,7 +109,7 @@ describe('workspace export and import', function () {
       const batch = await request('POST', workspace.path('/context-nodes/import'), { token: workspace.owner.key, body: { nodes: nodes.slice(at, at + 200) } });
       expect(batch.status).to.equal(200);
     }
-    const res = await fetch(`${env.service.url}${workspace.path('/export')}`, { headers: { authorization: `Bearer ${workspace.owner.key}` } });
+    const res = await requestStream('GET', workspace.path('/export'), { token: workspace.owner.key });
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-length')).to.equal(null);
     let chunks = 0;

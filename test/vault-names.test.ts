@@ -8,7 +8,7 @@ import { createPlaybook } from './support/playbooks.js';
 import { slugPattern, slugProblem, slugify } from '../src/http/slug.js';
 import { parseWikilinks } from '../src/nodes/wikilinks.js';
 import { importFolder } from '../src/shell/import-folder.js';
-import { parseMarkdownFile } from '../src/shell/vault.js';
+import { parseMarkdownFile } from '../src/shell/import-item.js';
 
 const nfd = (text: string) => text.normalize('NFD');
 

@@ -3,14 +3,18 @@ import * as api from './generated/sdk.gen.js';
 import type * as T from './generated/types.gen.js';
 import { PlaybooksError } from './errors.js';
 import { type Paged, pagedByCursor, pagedByNumber } from './paging.js';
+import { type RouteAnswer, type RawRequest, type RouteRequest, policyOf, readAnswer, routeRequest } from './request.js';
 import { type EtagStore, MemoryEtagStore } from './store.js';
 import { type CallOptions, type CallPolicy, type ResponseEvent, type RetryOptions, type TransportOptions, transportFetch } from './transport.js';
 
 export interface PlaybooksClientOptions {
   /** Where the service runs, e.g. `https://playbooks.example.com` (paths start with /api/v1). */
   baseUrl: string;
-  /** A user key (`pk_user_…`) or an agent key (`pk_…`): sent only as `Authorization: Bearer`, never logged. */
-  apiKey: string;
+  /**
+   * A user key (`pk_user_…`) or an agent key (`pk_…`): sent only as `Authorization: Bearer`, never logged. Null for
+   * a client of the routes that need no key (`/healthz`, `/api/v1/openapi.json`) through `raw` and `request`.
+   */
+  apiKey: string | null;
   /** The workspace every call is about, except `workspaces.list()`: a client made to list them may leave it out. */
   workspaceId?: string;
   /** The fetch to send with (default: the global one, looked up at each call). */
@@ -53,15 +57,22 @@ const retrieval: CallPolicy = { idempotent: true, conditional: true };
 export class PlaybooksClient {
   readonly workspaceId: string;
   readonly #api: Client;
+  readonly #baseUrl: string;
+  readonly #authorize: (request: Request) => Request;
   readonly #transport: TransportOptions;
 
   constructor(options: PlaybooksClientOptions) {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
-    if (!options.apiKey) throw new TypeError('apiKey is required');
+    if (!options.apiKey && options.apiKey !== null) throw new TypeError('apiKey is required (null for a client of the routes that need no key)');
     this.workspaceId = options.workspaceId ?? '';
     const apiKey = options.apiKey;
-    // The key lives only in this closure: not a property, so it never shows when the client is printed.
-    this.#api = createClient({ baseUrl: options.baseUrl.replace(/\/+$/, ''), auth: () => apiKey });
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    // The key lives only in these closures: not a property, so it never shows when the client is printed.
+    this.#api = createClient({ baseUrl: this.#baseUrl, auth: () => apiKey ?? undefined });
+    this.#authorize = (request) => {
+      if (apiKey !== null) request.headers.set('authorization', `Bearer ${apiKey}`);
+      return request;
+    };
     this.#transport = {
       fetch: options.fetch,
       timeoutMs: options.timeoutMs ?? 30_000,
@@ -81,6 +92,36 @@ export class PlaybooksClient {
     if (!response) throw error;
     if (!response.ok) throw PlaybooksError.fromAnswer(response, error);
     return (response.status === 204 ? undefined : data) as R;
+  }
+
+  /**
+   * Any route, answered as it came whatever its status (a problem is not thrown): for what the methods do not wrap,
+   * such as the operator's routes, an answer streamed to a file (`stream: true`), or a request made wrong on
+   * purpose. It is sent with the client's key, timeout and retries; a timeout or a lost connection is still a
+   * `PlaybooksError`. `PlaybooksError.fromResponse(answer)` makes the error of a problem.
+   *
+   * ```ts
+   * const answer = await client.raw('GET', `/api/v1/workspaces/${id}/export`, { stream: true });
+   * if (!answer.ok) throw await PlaybooksError.fromResponse(answer);
+   * ```
+   */
+  async raw(method: string, path: string, init: RawRequest = {}, call?: CallOptions): Promise<Response> {
+    const request = this.#authorize(routeRequest(this.#baseUrl, method, path, init));
+    return transportFetch(this.#transport, policyOf(request.method, init), call)(request);
+  }
+
+  /**
+   * Any route, JSON in and out: the answer's body as JSON (as text when it is not JSON, e.g. `accept: 'text/csv'`),
+   * with its status and headers; a problem is thrown as a `PlaybooksError`, as by every method.
+   *
+   * ```ts
+   * const { data } = await client.request<ListReportsResponse>('GET', `/api/v1/workspaces/${id}/reports`);
+   * ```
+   */
+  async request<T = unknown>(method: string, path: string, init: RouteRequest = {}, call?: CallOptions): Promise<RouteAnswer<T>> {
+    const headers = new Headers(init.headers);
+    if (!headers.has('accept')) headers.set('accept', 'application/json');
+    return readAnswer<T>(await this.raw(method, path, { ...init, headers, stream: false }, call));
   }
 
   #path<P extends object>(rest?: P): { workspaceId: string } & P {

@@ -18,7 +18,12 @@ export interface PlaybooksErrorInit {
   requestId?: string;
   /** Seconds the service asked to wait (Retry-After on 429 and 503). */
   retryAfter?: number;
+  /** The problem's members beyond those above, e.g. the `position` of a Cypher syntax error. */
+  extensions?: Record<string, unknown>;
 }
+
+/** The members every problem may have, kept in fields of their own. */
+const problemMembers = new Set(['type', 'title', 'status', 'detail', 'instance', 'code', 'errors', 'requestId']);
 
 /**
  * Everything the client throws, except a caller's own abort (which rethrows its signal's reason): an RFC 9457
@@ -35,6 +40,7 @@ export class PlaybooksError extends Error implements PlaybooksErrorInit {
   readonly instance?: string;
   readonly requestId?: string;
   readonly retryAfter?: number;
+  readonly extensions: Record<string, unknown>;
 
   constructor(init: PlaybooksErrorInit, options?: { cause?: unknown }) {
     super(init.status ? `${init.status} ${init.code}: ${init.detail}` : `${init.code}: ${init.detail}`, options);
@@ -47,6 +53,21 @@ export class PlaybooksError extends Error implements PlaybooksErrorInit {
     this.instance = init.instance;
     this.requestId = init.requestId;
     this.retryAfter = init.retryAfter;
+    this.extensions = init.extensions ?? {};
+  }
+
+  /** The error of a non-2xx answer whose body is still unread: for answers of `raw`. */
+  static async fromResponse(response: Response): Promise<PlaybooksError> {
+    const text = await response.text();
+    let body: unknown = text;
+    if (isJsonType(response.headers.get('content-type'))) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not the JSON it claims to be: its text is the detail
+      }
+    }
+    return PlaybooksError.fromAnswer(response, body);
   }
 
   /** The error of a non-2xx answer whose body was already read (parsed JSON when it was JSON, else its text). */
@@ -64,6 +85,7 @@ export class PlaybooksError extends Error implements PlaybooksErrorInit {
       instance: typeof problem.instance === 'string' ? problem.instance : undefined,
       requestId: response.headers.get('x-request-id') ?? undefined,
       retryAfter: retryAfter === undefined ? undefined : Math.ceil(retryAfter / 1000),
+      extensions: Object.fromEntries(Object.entries(problem).filter(([name]) => !problemMembers.has(name))),
     });
   }
 }
@@ -74,4 +96,9 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** application/json and its kin (application/problem+json), not JSON lines (application/x-ndjson). */
+export function isJsonType(contentType: string | null): boolean {
+  return /^application\/(?:[^;]*\+)?json\s*(?:;|$)/i.test(contentType ?? '');
 }

@@ -1,9 +1,7 @@
-/** The page fields of every paged list. */
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-}
+import type { Pagination } from './generated/types.gen.js';
+
+/** The page fields of every paged list: the API's Pagination schema. */
+export type { Pagination };
 
 /** A paged list read lazily: `for await (const item of list)` walks every item; `pages()` yields whole pages. */
 export interface Paged<T, P> extends AsyncIterable<T> {

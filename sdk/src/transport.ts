@@ -42,6 +42,13 @@ export interface CallPolicy {
   idempotent: boolean;
   /** Bundle and manifest: kept with their ETag and revalidated with If-None-Match. */
   conditional?: boolean;
+  /**
+   * False for a POST that only reads (a query sent as a body): it is retried as it is, without the Idempotency-Key
+   * that would have the service keep its answer for a retry.
+   */
+  idempotencyKey?: boolean;
+  /** The body is left for the caller to read as it arrives: the attempt's timeout ends once the headers are in. */
+  stream?: boolean;
 }
 
 export interface TransportOptions {
@@ -76,6 +83,14 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** A signal that follows `timeout` until `answered()`: a streamed answer's body is not bound by the attempt's limit. */
+function untilAnswered(timeout: AbortSignal): { signal: AbortSignal; answered: () => void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort(timeout.reason);
+  timeout.addEventListener('abort', abort, { once: true });
+  return { signal: controller.signal, answered: () => timeout.removeEventListener('abort', abort) };
+}
+
 /**
  * The fetch the generated calls use: per attempt a timeout; retries with jittered exponential backoff that honour
  * Retry-After, bounded in count and time; conditional retrieval through the store. A 429 is answered by the
@@ -91,8 +106,9 @@ export function transportFetch(options: TransportOptions, policy: CallPolicy, ca
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const original = input instanceof Request && init === undefined ? input : new Request(input, init);
     // A POST carries one Idempotency-Key for all its attempts, so that retrying it is safe: the service replays the
-    // first answer instead of acting twice.
-    if (original.method === 'POST' && !original.headers.has('idempotency-key')) original.headers.set('idempotency-key', globalThis.crypto.randomUUID());
+    // first answer instead of acting twice. A POST sent once only (retries off) needs none.
+    const keyed = original.method === 'POST' && limits.maxRetries > 0 && policy.idempotencyKey !== false;
+    if (keyed && !original.headers.has('idempotency-key')) original.headers.set('idempotency-key', globalThis.crypto.randomUUID());
     const idempotent = policy.idempotent || original.headers.has('idempotency-key');
     const send = options.fetch ?? globalThis.fetch;
     const url = new URL(original.url);
@@ -104,7 +120,8 @@ export function transportFetch(options: TransportOptions, policy: CallPolicy, ca
     for (let attempt = 0; ; attempt++) {
       userSignal?.throwIfAborted();
       const timeout = AbortSignal.timeout(timeoutMs);
-      const request = new Request(original.clone(), { signal: userSignal ? AbortSignal.any([userSignal, timeout]) : timeout });
+      const limit = policy.stream ? untilAnswered(timeout) : { signal: timeout, answered: () => undefined };
+      const request = new Request(original.clone(), { signal: userSignal ? AbortSignal.any([userSignal, limit.signal]) : limit.signal });
       if (held) request.headers.set('if-none-match', held.etag);
       const attemptStarted = Date.now();
       let response: Response;
@@ -132,20 +149,26 @@ export function transportFetch(options: TransportOptions, policy: CallPolicy, ca
       if ((response.status === 429 || (response.status === 503 && idempotent)) && attempt < limits.maxRetries) {
         const wait = backoff(attempt, retryAfterMs(response.headers.get('retry-after')));
         if (canWait(attempt, wait)) {
+          limit.answered();
           await response.body?.cancel();
           await sleep(wait, userSignal);
           continue;
         }
       }
-      // Read here, so that the attempt's timeout covers the whole answer and a failure is a PlaybooksError too.
-      let body: string;
+      if (policy.stream) {
+        limit.answered();
+        return response;
+      }
+      // Read here, so that the attempt's timeout covers the whole answer and a failure is a PlaybooksError too. As
+      // bytes: the answer is handed on exactly as it came, whatever it holds.
+      let body: ArrayBuffer;
       try {
-        body = await response.text();
+        body = await response.arrayBuffer();
       } catch (err) {
         throw failure(err, timeout);
       }
       const etag = response.headers.get('etag');
-      if (key && response.status === 200 && etag) await options.store.set(key, { etag, body });
+      if (key && response.status === 200 && etag) await options.store.set(key, { etag, body: new TextDecoder().decode(body) });
       if (key && held && response.status === 404) await options.store.delete(key);
       const headers = new Headers(response.headers);
       // The body is decoded now: its transfer length and encoding no longer apply.

@@ -1,5 +1,5 @@
 /** The README's quickstart, compiled by `tsc -p sdk` so that it stays true to the types. Never run. */
-import { PlaybooksClient, PlaybooksError } from '../src/index.js';
+import { type ListReportsResponse, PlaybooksClient, PlaybooksError } from '../src/index.js';
 
 declare const process: { env: Record<string, string | undefined> };
 
@@ -24,4 +24,15 @@ export async function quickstart(): Promise<void> {
   } catch (err) {
     if (err instanceof PlaybooksError) console.log(err.status, err.code, err.detail, err.errors);
   }
+}
+
+/** "Routes the methods do not wrap". */
+export async function otherRoutes(client: PlaybooksClient, workspaceId: string): Promise<void> {
+  const { data } = await client.request<ListReportsResponse>('GET', `/api/v1/workspaces/${workspaceId}/reports`);
+  console.log(data.reports.map((r) => r.name));
+  const csv = await client.request('GET', `/api/v1/workspaces/${workspaceId}/reports/hubs`, { query: { limit: 5 }, headers: { accept: 'text/csv' } });
+  console.log(csv.data, csv.headers.get('x-row-count'));
+
+  const answer = await client.raw('GET', `/api/v1/workspaces/${workspaceId}/export`, { stream: true });
+  if (!answer.ok) throw await PlaybooksError.fromResponse(answer);
 }

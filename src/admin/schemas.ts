@@ -1,16 +1,16 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, Timestamp } from '../http/common-schemas.js';
+import { Nullable, Timestamp, named } from '../http/common-schemas.js';
 
 /** Response schemas of the operator's API; the types below are derived from them. */
 
 export const UserSchema = Type.Object({ id: Type.String(), email: Type.String(), name: Nullable(Type.String()), createdAt: Timestamp });
-export const CreatedKeySchema = Type.Object({
+export const CreatedKeySchema = named('CreatedKey', Type.Object({
   id: Type.String(),
   label: Nullable(Type.String()),
   key: Type.String({ description: 'The full key: shown in this answer only' }),
   prefix: Type.String({ description: 'The first 12 characters of the key' }),
   createdAt: Timestamp,
-});
+}));
 /** The operator sees a workspace as it is stored. */
 export { PlanSchema, StoredWorkspaceSchema as AdminWorkspaceSchema, type Plan } from '../workspaces/schemas.js';
 

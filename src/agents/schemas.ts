@@ -1,22 +1,22 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { CreatedKeySchema } from '../admin/schemas.js';
-import { Label, Nullable, NullableTimestamp, Strict, Timestamp } from '../http/common-schemas.js';
+import { Label, Nullable, NullableTimestamp, RoleSchema, Strict, Timestamp, literals, named } from '../http/common-schemas.js';
 
 /** Response schemas of the agent endpoints; the types below are derived from them. */
 
-export const AgentSchema = Type.Object({
+export const AgentStatusSchema = named('AgentStatus', literals(['active', 'deactivated'] as const));
+
+export const AgentSchema = named('Agent', Type.Object({
   id: Type.String(),
   name: Type.String(),
   description: Nullable(Type.String()),
-  role: Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('owner')], {
-    description: 'The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.',
-  }),
+  role: { ...RoleSchema, description: 'The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.' },
   sponsorUserId: Type.String({ description: 'The human accountable for the agent' }),
   workspaceId: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('deactivated')]),
+  status: AgentStatusSchema,
   createdAt: Timestamp,
   deactivatedAt: NullableTimestamp,
-});
+}));
 export const AgentDetailSchema = Type.Composite([AgentSchema, Type.Object({ keyCount: Type.Integer({ minimum: 0, description: 'Active keys' }) })]);
 export const KeyListingSchema = Type.Object({
   id: Type.String(),
@@ -40,7 +40,7 @@ export const RotatedKeySchema = Type.Object({
 });
 
 export type Agent = Static<typeof AgentSchema>;
-export type AgentStatus = Agent['status'];
+export type AgentStatus = Static<typeof AgentStatusSchema>;
 export type AgentDetail = Static<typeof AgentDetailSchema>;
 /** An active key as listed; the key material itself is never shown again. */
 export type AgentKeyListing = Static<typeof KeyListingSchema>;

@@ -1,8 +1,7 @@
-import { Type } from '@sinclair/typebox';
-import { Pagination, WorkspacePath } from '../http/common-schemas.js';
+import { WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { AnnotationService } from './service.js';
-import { AnnotationPath, AnnotationSchema, CreateBody, ListQuery } from './schemas.js';
+import { AnnotationPageSchema, AnnotationPath, AnnotationSchema, CreateBody, ListQuery } from './schemas.js';
 
 const base = { tag: 'Annotations' } as const;
 const members = { kind: 'workspace', minRole: 'viewer' } as const;
@@ -30,7 +29,7 @@ export function annotationRoutes(s: { annotations: AnnotationService }): AnyRout
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/annotations', operationId: 'listAnnotations', summary: 'Annotations the caller may see',
       description: `Any member, agent keys included. Oldest first, ties broken by id. ${visibility}`,
       access: members, params: WorkspacePath, query: ListQuery,
-      responses: { 200: { description: 'One page of annotations', schema: Type.Object({ annotations: Type.Array(AnnotationSchema), pagination: Pagination }) } },
+      responses: { 200: { description: 'One page of annotations', schema: AnnotationPageSchema } },
       handler: async ({ ctx, caller, query }) => {
         ctx.body = await s.annotations.list(caller, query);
       },

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Id, PageQuery, Strict, Timestamp, Title, literals } from '../http/common-schemas.js';
+import { Id, PageQuery, Pagination, Strict, Timestamp, Title, literals, named } from '../http/common-schemas.js';
 
 /** Request and response schemas of the annotation endpoints; the types below are derived from them. */
 
@@ -10,22 +10,23 @@ export const targetTypes = ['playbook', 'playbook_version', 'context_node'] as c
 export const scopeTypes = ['workspace_overlay', 'agent_local'] as const;
 
 /** Shared with the feedback routes: what an annotation or a feedback item is about. */
-export const TargetTypeSchema = literals(targetTypes, {
+export const TargetTypeSchema = named('TargetType', literals(targetTypes, {
   description: 'playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)',
-});
+}));
 export const TargetId = Id('Id of the target; it must be a target of targetType in this workspace (else 404)');
 
 /** Upper bound on an annotation's content (characters). */
 export const annotationContentMax = 20_000;
 
-export const ScopeTypeSchema = literals(scopeTypes, {
+export const ScopeTypeSchema = named('AnnotationScope', literals(scopeTypes, {
   description: 'workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it',
-});
-export const SourceSchema = literals(['agent', 'human'] as const, {
+}));
+const annotationSources = ['agent', 'human'] as const;
+export const SourceSchema = named('AnnotationSource', literals(annotationSources, {
   description: 'agent when written with an agent key, human when written with a user key',
-});
+}));
 
-export const AnnotationSchema = Type.Object({
+export const AnnotationSchema = named('Annotation', Type.Object({
   id: Type.String({ description: 'ann_…' }),
   targetType: TargetTypeSchema,
   targetId: Type.String(),
@@ -35,7 +36,9 @@ export const AnnotationSchema = Type.Object({
   source: SourceSchema,
   authorId: Type.String({ description: 'The principal that wrote it: a user (usr_…) or an agent (ag_…)' }),
   createdAt: Timestamp,
-});
+}));
+
+export const AnnotationPageSchema = Type.Object({ annotations: Type.Array(AnnotationSchema), pagination: Pagination });
 
 export const CreateBody = Strict(
   {
@@ -44,7 +47,7 @@ export const CreateBody = Strict(
     scopeType: ScopeTypeSchema,
     title: Type.String({ ...Title, description: '1 to 200 characters, not only whitespace' }),
     content: Type.String({ minLength: 1, maxLength: annotationContentMax, description: `Text (markdown), 1 to ${annotationContentMax} characters, not only whitespace` }),
-    source: Type.Optional(literals(['agent', 'human'] as const, {
+    source: Type.Optional(literals(annotationSources, {
       description: 'Derived from the caller (agent for an agent key, human for a user key); may be omitted, and a value that contradicts the caller is 400',
     })),
   },
@@ -65,5 +68,6 @@ export type ScopeType = Static<typeof ScopeTypeSchema>;
 export type AnnotationSource = Static<typeof SourceSchema>;
 /** An annotation as the API shows it (stored with workspaceId and authorKind besides, see docs/graph-model.md). */
 export type Annotation = Static<typeof AnnotationSchema>;
+export type AnnotationPage = Static<typeof AnnotationPageSchema>;
 export type CreateAnnotationInput = Static<typeof CreateBody>;
 export type ListAnnotationsQuery = Static<typeof ListQuery>;

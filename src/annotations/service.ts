@@ -1,15 +1,11 @@
 import { stampOf } from '../audit/recorder.js';
 import { type Caller, roleAtLeast } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
+import { pageOf, rowsOf } from '../http/paging.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { AnnotationRepository } from './repository.js';
-import type { Annotation, AnnotationSource, CreateAnnotationInput, ListAnnotationsQuery, TargetType } from './schemas.js';
-
-export interface AnnotationPage {
-  annotations: Annotation[];
-  pagination: { page: number; limit: number; total: number };
-}
+import type { Annotation, AnnotationPage, AnnotationSource, CreateAnnotationInput, ListAnnotationsQuery, TargetType } from './schemas.js';
 
 /** How a missing target is named in its 404. */
 export const targetNames: Readonly<Record<TargetType, string>> = {
@@ -64,10 +60,9 @@ export class AnnotationService {
       targetType: query.targetType ?? null,
       targetId: query.targetId ?? null,
       scopeType: query.scopeType ?? null,
-      skip: (query.page - 1) * query.limit,
-      limit: query.limit,
+      ...rowsOf(query),
     });
-    return { annotations, pagination: { page: query.page, limit: query.limit, total } };
+    return pageOf('annotations', annotations, query, total);
   }
 
   /** Its author, or an editor or owner; someone else's agent_local annotation is 404 (it is invisible to them). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from '../auth/caller.js';
+import { auditRecording } from '../config.js';
 import { newId } from '../infra/ids.js';
 import type { GraphExecutor, GraphTx, Params, Row } from '../infra/neo4j.js';
 
@@ -77,11 +78,14 @@ export function contentDigested(fields: Record<string, unknown> | null): Record<
 
 const json = (v: Record<string, unknown> | null | undefined) => (v == null ? null : JSON.stringify(withoutSecrets(v)));
 
+/** Off only in a process started with AUDIT=off, the bench's measure of what recording costs (src/config.ts). */
+const recording = auditRecording();
+
 /**
  * Writes the audit event of one change in the transaction that makes the change (and its webhook outbox
- * records), so neither exists without the other. Repositories call it inside their writeTx. The statement is
- * sent, not awaited: it rides with the transaction's next statement, and the transaction commits only once it
- * has succeeded.
+ * records), so neither exists without the other; whatever composes the transaction calls it there
+ * (docs/conventions.md). The statement is sent, not awaited: it rides with the transaction's next statement,
+ * and the transaction commits only once it has succeeded.
  */
 export async function recordAudit(tx: GraphTx, stamp: AuditStamp, entry: AuditEntry): Promise<string> {
   const { actor } = stamp;
@@ -102,7 +106,7 @@ export async function recordAudit(tx: GraphTx, stamp: AuditStamp, entry: AuditEn
   // subscription's deliveries in this order, so that of two events written one after the other in the same
   // millisecond (two cached retrievals crossing the quota's thresholds), the first is delivered first.
   const writtenAt = performance.timeOrigin + performance.now();
-  tx.send('audit/record', { event, workspaceId: entry.workspaceId, writtenAt });
+  if (recording) tx.send('audit/record', { event, workspaceId: entry.workspaceId, writtenAt });
   return event.id;
 }
 

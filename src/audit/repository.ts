@@ -1,4 +1,4 @@
-import type { GraphExecutor } from '../infra/neo4j.js';
+import type { GraphExecutor, Row } from '../infra/neo4j.js';
 import type { AuditEvent } from './schemas.js';
 
 export interface AuditFilter {
@@ -12,8 +12,6 @@ export interface AuditFilter {
   cursorId: string | null;
   limit: number;
 }
-
-type Row = Record<string, any>;
 
 const parse = (text: string | null | undefined) => (text == null ? null : (JSON.parse(text) as Record<string, unknown>));
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Id, Nullable, Strict, Timestamp, literals } from '../http/common-schemas.js';
+import { Id, Nullable, Strict, Timestamp, literals, named } from '../http/common-schemas.js';
 
 export const ActorSchema = Type.Object({
   kind: literals(['user', 'agent', 'operator', 'analyst'] as const),
@@ -7,7 +7,7 @@ export const ActorSchema = Type.Object({
   sponsorUserId: Nullable(Type.String({ description: 'An agent’s sponsoring user at the time; null otherwise' })),
 });
 
-export const AuditEventSchema = Type.Object({
+export const AuditEventSchema = named('AuditEvent', Type.Object({
   id: Type.String(),
   workspaceId: Nullable(Type.String({ description: 'null for the operator’s changes to users and keys, and analyst queries' })),
   action: Type.String({ description: 'e.g. playbook.version.approved, agent.key.revoked (see the event catalogue)' }),
@@ -17,13 +17,13 @@ export const AuditEventSchema = Type.Object({
   at: Timestamp,
   before: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'The changed fields before the change' })),
   after: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'The changed fields after it' })),
-});
+}));
 export type AuditEvent = Static<typeof AuditEventSchema>;
 
-export const AuditPageSchema = Type.Object({
+export const AuditPageSchema = named('AuditPage', Type.Object({
   events: Type.Array(AuditEventSchema),
   nextCursor: Nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last page' })),
-});
+}));
 export type AuditPage = Static<typeof AuditPageSchema>;
 
 const filters = {

@@ -1,6 +1,6 @@
 import type { Caller } from '../auth/caller.js';
 import { AppError } from '../errors.js';
-import type { QuotaCrossing } from '../gate/gate.js';
+import type { QuotaCrossing } from '../gate/quota.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { actorOf, recordAuditAlone } from './recorder.js';
 import { type AuditFilter, AuditRepository } from './repository.js';

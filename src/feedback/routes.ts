@@ -1,8 +1,7 @@
-import { Type } from '@sinclair/typebox';
-import { Pagination, WorkspacePath } from '../http/common-schemas.js';
+import { WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { FeedbackService } from './service.js';
-import { CreateBody, FeedbackPath, FeedbackSchema, ListQuery, TriageBody } from './schemas.js';
+import { CreateBody, FeedbackPageSchema, FeedbackPath, FeedbackSchema, ListQuery, TriageBody } from './schemas.js';
 
 const base = { tag: 'Feedback' } as const;
 const members = { kind: 'workspace', minRole: 'viewer' } as const;
@@ -24,7 +23,7 @@ export function feedbackRoutes(s: { feedback: FeedbackService }): AnyRoute[] {
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/feedback', operationId: 'listFeedback', summary: 'Feedback to triage',
       description: 'Editors and owners (agent keys with that role included). Newest first, ties broken by id. Filters combine (and).',
       access: editors, params: WorkspacePath, query: ListQuery,
-      responses: { 200: { description: 'One page of feedback', schema: Type.Object({ feedback: Type.Array(FeedbackSchema), pagination: Pagination }) } },
+      responses: { 200: { description: 'One page of feedback', schema: FeedbackPageSchema } },
       handler: async ({ ctx, caller, query }) => {
         ctx.body = await s.feedback.list(caller, query);
       },

@@ -1,33 +1,35 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { TargetId, TargetTypeSchema } from '../annotations/schemas.js';
-import { Id, Nullable, PageQuery, Strict, Summary, Timestamp, literals } from '../http/common-schemas.js';
+import { Id, Nullable, PageQuery, Pagination, Strict, Summary, Timestamp, literals, named } from '../http/common-schemas.js';
 
 /** Request and response schemas of the feedback endpoints; the types below are derived from them. */
 
 export const feedbackTypes = ['incorrect', 'outdated', 'missing-context', 'helpful', 'low-signal'] as const;
 export const feedbackStatuses = ['open', 'resolved', 'dismissed'] as const;
 
-export const FeedbackTypeSchema = literals(feedbackTypes, {
+export const FeedbackTypeSchema = named('FeedbackType', literals(feedbackTypes, {
   description:
     'incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), ' +
     'helpful (positive signal), low-signal (adds no value)',
-});
-export const StatusSchema = literals(feedbackStatuses, { description: 'open (new), resolved (acted upon) or dismissed (no action)' });
+}));
+export const FeedbackStatusSchema = named('FeedbackStatus', literals(feedbackStatuses, { description: 'open (new), resolved (acted upon) or dismissed (no action)' }));
 export const ResolutionNote = Type.String({ minLength: 1, maxLength: 2000 });
 
-export const FeedbackSchema = Type.Object({
+export const FeedbackSchema = named('Feedback', Type.Object({
   id: Type.String({ description: 'fb_…' }),
   targetType: TargetTypeSchema,
   targetId: Type.String(),
   feedbackType: FeedbackTypeSchema,
   summary: Type.String(),
-  status: StatusSchema,
+  status: FeedbackStatusSchema,
   resolutionNote: Nullable(Type.String()),
   authorId: Type.String({ description: 'The principal that sent it: a user (usr_…) or an agent (ag_…)' }),
   authorKind: literals(['user', 'agent'] as const, { description: 'user (a user key) or agent (an agent key)' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-});
+}));
+
+export const FeedbackPageSchema = Type.Object({ feedback: Type.Array(FeedbackSchema), pagination: Pagination });
 
 export const CreateBody = Strict(
   {
@@ -39,7 +41,7 @@ export const CreateBody = Strict(
   { required: ['targetType', 'targetId', 'feedbackType', 'summary'] },
 );
 export const ListQuery = Strict({
-  status: Type.Optional(StatusSchema),
+  status: Type.Optional(FeedbackStatusSchema),
   targetType: Type.Optional(TargetTypeSchema),
   targetId: Type.Optional(Id('Only feedback about this target (an unknown id gives an empty list)')),
   feedbackType: Type.Optional(FeedbackTypeSchema),
@@ -47,7 +49,7 @@ export const ListQuery = Strict({
 });
 export const TriageBody = Strict(
   {
-    status: StatusSchema,
+    status: FeedbackStatusSchema,
     resolutionNote: Type.Optional(Nullable(Type.String({ ...ResolutionNote, description: 'How it was handled, 1 to 2,000 characters; null clears it; omitted keeps the stored note' }))),
   },
   { required: ['status'] },
@@ -56,9 +58,10 @@ export const TriageBody = Strict(
 export const FeedbackPath = Strict({ workspaceId: Id('Workspace id'), feedbackId: Id('Feedback id') });
 
 export type FeedbackType = Static<typeof FeedbackTypeSchema>;
-export type FeedbackStatus = Static<typeof StatusSchema>;
+export type FeedbackStatus = Static<typeof FeedbackStatusSchema>;
 /** A feedback item as stored (plus workspaceId) and as the API shows it. */
 export type Feedback = Static<typeof FeedbackSchema>;
+export type FeedbackPage = Static<typeof FeedbackPageSchema>;
 export type CreateFeedbackInput = Static<typeof CreateBody>;
 export type ListFeedbackQuery = Static<typeof ListQuery>;
 export type TriageInput = Static<typeof TriageBody>;

@@ -2,15 +2,11 @@ import { requireText, targetNames } from '../annotations/service.js';
 import { stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../errors.js';
+import { pageOf, rowsOf } from '../http/paging.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { FeedbackRepository } from './repository.js';
-import type { CreateFeedbackInput, Feedback, ListFeedbackQuery, TriageInput } from './schemas.js';
-
-export interface FeedbackPage {
-  feedback: Feedback[];
-  pagination: { page: number; limit: number; total: number };
-}
+import type { CreateFeedbackInput, Feedback, FeedbackPage, ListFeedbackQuery, TriageInput } from './schemas.js';
 
 /** Feedback on playbooks, versions and context nodes: any member (agents included) sends it, editors triage it. */
 export class FeedbackService {
@@ -46,10 +42,9 @@ export class FeedbackService {
       targetType: query.targetType ?? null,
       targetId: query.targetId ?? null,
       feedbackType: query.feedbackType ?? null,
-      skip: (query.page - 1) * query.limit,
-      limit: query.limit,
+      ...rowsOf(query),
     });
-    return { feedback, pagination: { page: query.page, limit: query.limit, total } };
+    return pageOf('feedback', feedback, query, total);
   }
 
   /** Sets the status; resolutionNote replaces the stored note when sent (null clears it), else it is kept. */

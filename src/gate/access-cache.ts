@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Principal, Role } from '../auth/caller.js';
 
 /** A key's access to one workspace: who it is, and its role there (undefined: the key is unknown). */
-export interface Access {
+export interface KeyAccess {
   principal?: Principal;
   role?: Role;
   /** When the key stops working (a rotated key in its grace period): the answer is never served past it. */
@@ -21,7 +21,7 @@ export interface Access {
  * the key: no epoch changes when a grace period ends, so its end is checked on every hit.
  */
 export class AccessCache {
-  private readonly entries: LRUCache<string, { epoch: string; access: Access }>;
+  private readonly entries: LRUCache<string, { epoch: string; access: KeyAccess }>;
   private readonly ttlMs: number;
 
   constructor(options: { max?: number; ttlMs?: number } = {}) {
@@ -30,7 +30,7 @@ export class AccessCache {
     this.entries = new LRUCache({ max: options.max ?? 100_000, ttl: this.ttlMs });
   }
 
-  get(keyHash: string, workspaceId: string, epoch: string, now: Date): Access | undefined {
+  get(keyHash: string, workspaceId: string, epoch: string, now: Date): KeyAccess | undefined {
     const key = `${keyHash}|${workspaceId}`;
     const hit = this.entries.get(key);
     if (hit?.access.expiresAt && Date.parse(hit.access.expiresAt) <= now.getTime()) {
@@ -40,7 +40,7 @@ export class AccessCache {
     return hit?.epoch === epoch ? hit.access : undefined;
   }
 
-  set(keyHash: string, workspaceId: string, epoch: string, access: Access, now: Date): void {
+  set(keyHash: string, workspaceId: string, epoch: string, access: KeyAccess, now: Date): void {
     if (access.principal && !access.role) return;
     const left = access.expiresAt ? Date.parse(access.expiresAt) - now.getTime() : undefined;
     if (left !== undefined && left <= 0) return;

@@ -1,7 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
-import { isRedisUnavailable, redisUnavailable } from '../infra/redis.js';
+import { guardRedis } from '../infra/redis.js';
 import { redisKeys } from './redis-keys.js';
 
 /** How long an answer is kept for a retry with the same key (Stripe's window). */
@@ -72,9 +72,9 @@ export class IdempotencyStore {
     // The claim is unique to this request, so that only this request can end it.
     const claim = JSON.stringify({ fingerprint, claim: randomUUID() });
     const claimedAt = Date.now();
-    const taken = await this.guard(() => this.redis.set(name, claim, 'EX', inFlightSeconds, 'NX'));
+    const taken = await guardRedis(() => this.redis.set(name, claim, 'EX', inFlightSeconds, 'NX'));
     if (!taken) {
-      const held = JSON.parse((await this.guard(() => this.redis.get(name))) ?? '{}') as { fingerprint?: string; answer?: StoredAnswer };
+      const held = JSON.parse((await guardRedis(() => this.redis.get(name))) ?? '{}') as { fingerprint?: string; answer?: StoredAnswer };
       if (held.fingerprint && held.fingerprint !== fingerprint) {
         throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with another request; use a new key for a new request');
       }
@@ -107,13 +107,5 @@ export class IdempotencyStore {
       else settling.push(this.settle(name, settlement));
     }
     await Promise.all(settling);
-  }
-
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw isRedisUnavailable(err) ? redisUnavailable(err) : err;
-    }
   }
 }

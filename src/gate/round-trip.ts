@@ -44,7 +44,11 @@ const maxRequestsPerRoundTrip = 256;
 
 const script = readFileSync(path.join(projectRoot, 'redis', 'request-gate.lua'), 'utf8');
 
-type Reply = [string, string, ...[number, QuotaState, number, number][]];
+/** One request's part of the reply: revoked (1 or 0), state, used, limit. */
+type RequestReply = [number, QuotaState, number, number];
+type Reply = [string, string, ...RequestReply[]];
+/** A rate counter of the batch: its place among the batch's counters, and how many of its requests the batch holds. */
+type RateCounter = { at: number; requests: number };
 /** redis/request-gate.lua, defined as a command on the connection (and so on its pipelines). */
 type GateCommand = { requestGate(...args: (string | number)[]): Promise<Reply> & ChainableCommander };
 
@@ -81,13 +85,15 @@ export class GateRoundTrip {
       else byWorkspace.set(query.workspaceId, [{ query, i }]);
     });
     // Each rate counter once, raised by the number of its requests; each request then takes its own place in it.
-    const rateKeys = new Map<string, { at: number; requests: number }>();
+    const rateKeys = new Map<string, RateCounter>();
+    const rateCounter: RateCounter[] = [];
     const ratePlace: number[] = [];
     queries.forEach((query, i) => {
       if (query.minute === undefined) return;
       const key = redisKeys.rateLimit(query.keyHash, query.minute);
       const counter = rateKeys.get(key) ?? { at: rateKeys.size, requests: 0 };
       rateKeys.set(key, counter);
+      rateCounter[i] = counter;
       ratePlace[i] = counter.requests++;
     });
     const fresh = randomUUID();
@@ -121,25 +127,33 @@ export class GateRoundTrip {
       results = replies;
     }
 
+    // The replies are read in place: each request's reading is the one object made for it.
     const readings: (GateReading | Error)[] = new Array(queries.length);
+    const rateBase = scripts.length;
     let at = 0;
     for (const group of byWorkspace.values()) {
       const [err, reply] = results[at++] as [Error | null, Reply];
-      const [epoch, generation, ...perRequest] = reply ?? [];
-      group.forEach(({ i }, n) => {
-        if (err) return void (readings[i] = err);
-        const [revoked, state, used, limit] = perRequest[n];
-        readings[i] = { epoch, generation, revoked: revoked === 1, quota: { state, used, limit } };
-      });
+      if (err) {
+        for (const { i } of group) readings[i] = err;
+        continue;
+      }
+      const [epoch, generation] = reply;
+      for (let n = 0; n < group.length; n++) {
+        const { i } = group[n];
+        const answer = reply[2 + n] as RequestReply;
+        let requestsThisMinute: number | undefined;
+        const counter = rateCounter[i];
+        if (counter) {
+          const [rateErr, total] = results[rateBase + 2 * counter.at] as [Error | null, number];
+          if (rateErr) {
+            readings[i] = rateErr;
+            continue;
+          }
+          requestsThisMinute = total - counter.requests + ratePlace[i] + 1;
+        }
+        readings[i] = { epoch, generation, revoked: answer[0] === 1, quota: { state: answer[1], used: answer[2], limit: answer[3] }, requestsThisMinute };
+      }
     }
-    const rateBase = at;
-    queries.forEach((query, i) => {
-      const reading = readings[i];
-      if (query.minute === undefined || reading instanceof Error) return;
-      const counter = rateKeys.get(redisKeys.rateLimit(query.keyHash, query.minute))!;
-      const [err, total] = results[rateBase + 2 * counter.at] as [Error | null, number];
-      readings[i] = err ?? { ...reading, requestsThisMinute: total - counter.requests + ratePlace[i] + 1 };
-    });
     return readings;
   }
 }

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Id, Nullable, Strict, literals } from '../http/common-schemas.js';
-import { LinkTypeSchema } from '../nodes/link-types.js';
+import { LinkTypeSchema } from '../nodes/schemas.js';
 
 /** The graph view's query and answer (GET {ws}/graph); the types below are derived from them. */
 

@@ -1,25 +1,54 @@
-import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { roles } from '../auth/caller.js';
 import { maxSlugLength } from './slug.js';
 
-/** Schema pieces shared by several components. Limits follow decisions §2. */
+/** Schema pieces shared by several components. Their limits are the ones docs/api.md documents. */
+
+const nameKey = Symbol('OpenAPI schema name');
+const namedSchemas = new Map<string, TSchema>();
+
+/**
+ * Names a schema shared by several operations: the OpenAPI document lists it once under components.schemas and
+ * refers to it by `$ref` wherever it appears (src/http/openapi.ts), so the SDK exports it as a type of that name.
+ * The name is a symbol key, which ajv and JSON never see and which the copies TypeBox makes (Type.Optional, a
+ * spread into options) carry along; openapi.ts refers to the name only where a copy still says what the original says.
+ */
+export function named<T extends TSchema>(name: string, schema: T): T {
+  const taken = namedSchemas.get(name);
+  if (taken && taken !== schema) throw new Error(`Two schemas are named ${name}`);
+  namedSchemas.set(name, schema);
+  return Object.assign(schema, { [nameKey]: name });
+}
+
+/** The name a schema (or a copy of it) was given by `named`, and the schema so named. */
+export function nameOf(schema: object): { name: string; original: TSchema } | undefined {
+  const name = (schema as { [nameKey]?: string })[nameKey];
+  return name === undefined ? undefined : { name, original: namedSchemas.get(name)! };
+}
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A union of string literals whose static type is the union of the values. */
+export const literals = <T extends string>(values: readonly T[], options: object = {}) =>
+  Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<TLiteral<T>[]>;
 
 export const Id = (description = 'Opaque id with a type prefix') => Type.String({ minLength: 1, maxLength: 100, description });
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+export const Timestamp = named('Timestamp', Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' }));
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const Title = Type.String({ minLength: 1, maxLength: 200 });
 export const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const Summary = Type.String({ maxLength: 2000 });
 export const Description = Type.String({ maxLength: 2000 });
 export const Label = Type.String({ maxLength: 100 });
-export const Slug = Type.String({
+export const Slug = named('Slug', Type.String({
   minLength: 1,
   maxLength: maxSlugLength,
   // A format rather than a pattern: the rule needs Unicode classes and NFC, which pattern dialects outside
   // JavaScript read differently or not at all (src/http/slug.ts holds it; validation.ts registers it).
   format: 'slug',
   description: 'Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL',
-});
-export const RoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('owner')]);
+}));
+export const RoleSchema = named('Role', literals(roles));
 
 /** An object schema that refuses unknown fields (every request body and query). */
 export const Strict = <T extends Parameters<typeof Type.Object>[0]>(properties: T, options: object = {}) =>
@@ -27,11 +56,12 @@ export const Strict = <T extends Parameters<typeof Type.Object>[0]>(properties: 
 
 export const WorkspacePath = Strict({ workspaceId: Id('Workspace id') });
 
-export const Pagination = Type.Object({
+export const Pagination = named('Pagination', Type.Object({
   page: Type.Integer({ minimum: 1 }),
   limit: Type.Integer({ minimum: 1 }),
   total: Type.Integer({ minimum: 0 }),
-});
+}));
+export type Pagination = Static<typeof Pagination>;
 
 /**
  * `page` and `limit` query parameters, shared by every paginated list. `page` is bounded so that the
@@ -45,7 +75,7 @@ export const PageQuery = {
 
 export const Order = Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' });
 
-export const Problem = Type.Object(
+export const Problem = named('Problem', Type.Object(
   {
     type: Type.String(),
     title: Type.String(),
@@ -58,10 +88,4 @@ export const Problem = Type.Object(
     ),
   },
   { description: 'RFC 9457 problem details' },
-);
-
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-
-/** A union of string literals whose static type is the union of the values. */
-export const literals = <T extends string>(values: readonly T[], options: object = {}) =>
-  Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<TLiteral<T>[]>;
+));

@@ -13,7 +13,7 @@ export const largeBodyBytes = 64 * 1024;
 /** Lets the event loop serve whatever else is waiting before the next step of a large body. */
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** decisions §2: a body over 1 MiB is 413. */
+/** A body over 1 MiB is 413 (docs/api.md, "Everywhere"). */
 export const maxBodyBytes = 1024 * 1024;
 /** How deep objects and arrays may nest in a request body: deeper values could not be read back safely. */
 export const maxJsonDepth = 64;

@@ -1,17 +1,72 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { errorCodes } from '../errors.js';
 import { maxIdempotencyKeyLength } from '../gate/idempotency.js';
-import { Problem } from './common-schemas.js';
+import { Problem, nameOf } from './common-schemas.js';
 import type { AnyRoute } from './route.js';
 
-/** Drops TypeBox's symbol keys and our defaults-free copies: what remains is plain JSON Schema 2020-12. */
-const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
+type JsonObject = Record<string, unknown>;
 
-function parameters(schema: TObject | undefined, where: 'path' | 'query') {
+/** Drops TypeBox's symbol keys: what remains is plain JSON Schema 2020-12. */
+const plain = (schema: TSchema): JsonObject => JSON.parse(JSON.stringify(schema));
+
+/** Keywords that document a value without restricting it: a use of a named schema may change them and still refer to it. */
+const annotations = new Set(['description', 'default', 'deprecated', 'title', 'examples']);
+const restrictions = (schema: JsonObject) => Object.fromEntries(Object.entries(schema).filter(([key]) => !annotations.has(key)));
+
+/**
+ * Writes schemas into the document: plain JSON Schema, where each use of a schema given a name (`named`, in
+ * common-schemas.ts) becomes a $ref to its one entry under components.schemas, with beside it the annotations
+ * the use changes. A use that restricts more or less than the named schema (a copy with another maxLength) is
+ * written out whole.
+ */
+class SchemaWriter {
+  private readonly components: Record<string, JsonObject> = {};
+
+  write(schema: TSchema): JsonObject {
+    return this.visit(schema) as JsonObject;
+  }
+
+  private visit(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map((item) => this.visit(item));
+    if (value === null || typeof value !== 'object') return value;
+    const named = nameOf(value);
+    if (named) {
+      const use = plain(value as TSchema);
+      const original = plain(named.original);
+      if (isDeepStrictEqual(restrictions(use), restrictions(original))) {
+        this.define(named.name, named.original);
+        const changed = Object.entries(use).filter(([key, v]) => annotations.has(key) && !isDeepStrictEqual(v, original[key]));
+        return { $ref: `#/components/schemas/${named.name}`, ...Object.fromEntries(changed) };
+      }
+    }
+    return this.fields(value);
+  }
+
+  private fields(value: object): JsonObject {
+    // Object.entries leaves TypeBox's symbol keys out; undefined values are left out as JSON would.
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([key, v]) => [key, this.visit(v)]));
+  }
+
+  private define(name: string, original: TSchema): void {
+    if (name in this.components) return;
+    this.components[name] = {}; // taken before its fields are written, so a schema that contains itself refers to itself
+    this.components[name] = this.fields(original);
+  }
+
+  /** components.schemas, by name. */
+  schemas(): Record<string, JsonObject> {
+    return Object.fromEntries(Object.entries(this.components).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+}
+
+function parameters(writer: SchemaWriter, schema: TObject | undefined, where: 'path' | 'query') {
   if (!schema) return [];
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties).map(([name, prop]) => {
+    // What the parameter is and whether it has a default are read from the schema itself, not from a $ref.
     const { description, ...rest } = plain(prop as TSchema);
+    const { description: _, ...written } = writer.write(prop as TSchema);
     const repeatable = rest.type === 'array';
     return {
       name,
@@ -19,7 +74,7 @@ function parameters(schema: TObject | undefined, where: 'path' | 'query') {
       // A parameter with a default may be left out (validation fills it in), so clients must not be made to send it.
       required: where === 'path' || (required.has(name) && !('default' in rest)),
       ...(description ? { description } : {}),
-      schema: rest,
+      schema: written,
       ...(repeatable ? { style: 'form', explode: true } : {}),
     };
   });
@@ -56,6 +111,8 @@ const conditionalHeaders = {
 /** The OpenAPI 3.1 document, built from the same route specs (and JSON Schemas) the router validates with. */
 export function buildOpenApi(routes: AnyRoute[], info: { version: string; description: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const writer = new SchemaWriter();
+  const problem = writer.write(Problem);
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const statuses = new Set<number>(route.access.kind === 'public' ? [] : route.access.kind === 'principal' ? [401, 503] : [401, 403, 404, 503]);
@@ -74,7 +131,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
         ...(spec.schema || spec.otherTypes
           ? {
               content: {
-                ...(spec.schema ? { 'application/json': { schema: plain(spec.schema) } } : {}),
+                ...(spec.schema ? { 'application/json': { schema: writer.write(spec.schema) } } : {}),
                 ...Object.fromEntries(Object.entries(spec.otherTypes ?? {}).map(([type, description]) => [type, { schema: { type: 'string', description } }])),
               },
             }
@@ -89,7 +146,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
     for (const status of [...statuses].sort()) {
       responses[status] ??= {
         description: commonErrors[status] ?? Object.values(errorCodes).find((c) => c.status === status)?.title ?? 'Error',
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        content: { 'application/problem+json': { schema: problem } },
       };
     }
     (paths[path] ??= {})[route.method] = {
@@ -102,9 +159,9 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
         : route.access.kind === 'operator'
           ? { security: route.access.analyst ? [{ operatorToken: [] }, { analystToken: [] }] : [{ operatorToken: [] }] }
           : {}),
-      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.method === 'post' ? [idempotencyKey] : [])],
+      parameters: [...parameters(writer, route.params, 'path'), ...parameters(writer, route.query, 'query'), ...(route.method === 'post' ? [idempotencyKey] : [])],
       // A body whose every field is optional may be left out altogether (it reads as {}).
-      ...(route.body ? { requestBody: { required: ((route.body as TObject).required ?? []).length > 0, content: { 'application/json': { schema: plain(route.body) } } } } : {}),
+      ...(route.body ? { requestBody: { required: ((route.body as TObject).required ?? []).length > 0, content: { 'application/json': { schema: writer.write(route.body) } } } } : {}),
       responses,
     };
   }
@@ -119,7 +176,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
         operatorToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment' },
         analystToken: { type: 'http', scheme: 'bearer', description: 'The ANALYST_TOKEN of the deployment (read-only Cypher only)' },
       },
-      schemas: { Problem: plain(Problem) },
+      schemas: writer.schemas(),
     },
     paths,
   };

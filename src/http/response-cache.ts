@@ -28,29 +28,19 @@ export class ResponseCache {
     }
   }
 
-  /**
-   * The cache key of an answer: the validated query (defaults filled in) in name order, so that one request
-   * spelled two ways is one answer with one ETag.
-   */
-  static keyOf(parts: { generation: string; operationId: string; path: string; query: Record<string, unknown>; audience?: string }): string {
-    let query = '';
-    for (const name of Object.keys(parts.query).sort()) query += `${name}=${JSON.stringify(parts.query[name])}&`;
-    return `${parts.generation}|${parts.operationId}|${parts.path}|${query}|${parts.audience ?? '*'}`;
-  }
-
   /** The strong ETag of the answer under a key: the same for every process, and for the 304 of an evicted entry. */
   static etagOf(key: string): string {
     return `"${hash('sha256', key, 'base64url').slice(0, 32)}"`;
   }
 
   /**
-   * The entry of an answer and its ETag: the one lookup the REST router and the MCP tools share. `audience` is
-   * the caller when the answer depends on who asks. A hit carries its ETag; a miss derives it from the key
-   * (hashed only then).
+   * The entry of an answer and its ETag (see src/http/metered-answer.ts, the step that asks). `audience` is the
+   * caller when the answer depends on who asks. A hit carries its ETag; a miss derives it from the key (hashed
+   * only then).
    */
   lookup(parts: { generation: string; operationId: string; path: string; query: Record<string, unknown>; audience?: { kind: string; id: string } }): { key: string; hit?: CachedAnswer; etag: string } {
-    const { audience, ...rest } = parts;
-    const key = ResponseCache.keyOf({ ...rest, audience: audience ? `${audience.kind}:${audience.id}` : undefined });
+    const { audience } = parts;
+    const key = keyFrom(parts.generation, parts.operationId, parts.path, parts.query, audience ? `${audience.kind}:${audience.id}` : undefined);
     const hit = this.get(key);
     return { key, hit, etag: hit?.etag ?? ResponseCache.etagOf(key) };
   }
@@ -76,4 +66,16 @@ export class ResponseCache {
   get size(): number {
     return this.lru?.calculatedSize ?? 0;
   }
+}
+
+/**
+ * The cache key of an answer: the validated query (defaults filled in) in name order, so that one request spelled
+ * two ways is one answer with one ETag. Every cacheable request builds one, hit or not.
+ */
+function keyFrom(generation: string, operationId: string, path: string, query: Record<string, unknown>, audience: string | undefined): string {
+  const names = Object.keys(query);
+  if (names.length > 1) names.sort();
+  let text = '';
+  for (const name of names) text += `${name}=${JSON.stringify(query[name])}&`;
+  return `${generation}|${operationId}|${path}|${text}|${audience ?? '*'}`;
 }

@@ -73,7 +73,7 @@ export interface RouteSpec<P extends TObject = Empty, Q extends TObject = Empty,
   params?: P;
   query?: Q;
   body?: B;
-  /** Largest request body accepted (413 past it); 1 MiB when absent (decisions §2). Only a workspace import raises it. */
+  /** Largest request body accepted (413 past it); 1 MiB when absent (docs/api.md, "Everywhere"). Only a workspace import raises it. */
   maxBodyBytes?: number;
   responses: Record<number, ResponseSpec>;
   /** Problem statuses worth listing in the documentation besides the ones every route has. */

@@ -1,15 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { parse as parseQuery } from 'node:querystring';
 import { Stream } from 'node:stream';
 import { Router } from '@koa/router';
 import { Type } from '@sinclair/typebox';
-import isFresh from 'fresh';
 import type { Context, Middleware } from 'koa';
 import type { Caller, Principal } from '../auth/caller.js';
 import { AppError } from '../errors.js';
-import type { Admission, RequestGate } from '../gate/gate.js';
+import type { Admission } from '../gate/admission.js';
+import type { RequestGate } from '../gate/gate.js';
 import type { IdempotencyClaim, IdempotencyStore, StoredAnswer } from '../gate/idempotency.js';
 import { type JsonBody, digestOf, largeBodyBytes, readJsonBody, yieldToEventLoop } from './json-body.js';
-import { ResponseCache } from './response-cache.js';
+import { answerFromCache, refundOnFailure } from './metered-answer.js';
+import type { ResponseCache } from './response-cache.js';
 import type { AnyRoute } from './route.js';
 import { prepareValidators, responseProblems, validateLargePart, validatePart } from './validation.js';
 
@@ -70,13 +72,9 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
   const rule = { ...route.access, metered: route.metered };
   return async (ctx) => {
     const admission = await deps.gate.admit(bearer(ctx), ctx.params.workspaceId, rule);
-    if (admission.quota) ctx.set(admission.quota.headers);
-    try {
-      await run(ctx, admission);
-    } catch (err) {
-      await admission.quota?.refund();
-      throw err;
-    }
+    if (!admission.quota) return run(ctx, admission);
+    ctx.set(admission.quota.headers);
+    await refundOnFailure(admission.quota, () => run(ctx, admission));
   };
 }
 
@@ -101,9 +99,11 @@ function handle(route: AnyRoute, deps: RouterDeps): Run {
     }
     const sent = route.body ? await readJsonBody(ctx, route.maxBodyBytes) : undefined;
     const large = (sent?.bytes.length ?? 0) >= largeBodyBytes;
-    // ajv coerces and fills defaults in place, so it gets copies.
+    // ajv coerces and fills defaults in place, so it gets copies. node:querystring parses in one pass into a new
+    // object (a repeated parameter becomes an array, as with ctx.query), where Koa's ctx.query builds each value
+    // through URLSearchParams.getAll and defineProperty, and ajv then walks that object's copy far more slowly.
     const params = route.params ? validatePart(route.params, { ...ctx.params }, 'path') : {};
-    const query = validatePart<Record<string, unknown>>(route.query ?? noQuery, { ...ctx.query }, 'query');
+    const query = validatePart<Record<string, unknown>>(route.query ?? noQuery, parseQuery(ctx.querystring, '&', '=', { maxKeys: 0 }), 'query');
     const body = route.body ? await (large ? validateLargePart(route.body, sent!.value) : validatePart(route.body, sent!.value, 'body')) : undefined;
     // A large body's validation, its Idempotency-Key fingerprint and its handler each get a turn of their own.
     if (large) await yieldToEventLoop();
@@ -111,7 +111,7 @@ function handle(route: AnyRoute, deps: RouterDeps): Run {
     const caller = (admission ? { ...admission.caller, requestId } : undefined) as Caller;
     const principal = (admission?.caller.principal ?? ctx.state.principal) as Principal;
     const handler = () => route.handler({ params, query, body, caller, principal, requestId, ctx } as never);
-    const claim = await claimIdempotencyKey(ctx, route, deps.idempotency, caller, sent);
+    const claim = route.method === 'post' ? await claimIdempotencyKey(ctx, deps.idempotency, caller, sent) : undefined;
     if (claim?.replay) {
       const { status, body: kept, type } = claim.replay;
       ctx.status = status;
@@ -120,7 +120,7 @@ function handle(route: AnyRoute, deps: RouterDeps): Run {
         ctx.body = Buffer.from(kept as string, 'base64');
       } else ctx.body = kept;
       ctx.set('Idempotent-Replayed', 'true');
-    } else if (route.cache && admission?.generation) {
+    } else if (route.cache && admission) {
       await cached(ctx, route, deps.responseCache, admission, query, handler);
     } else {
       try {
@@ -154,39 +154,31 @@ function keepableAnswer(ctx: Context): StoredAnswer | undefined {
 }
 
 /** A POST that carries an Idempotency-Key takes it before it runs (see IdempotencyStore). */
-async function claimIdempotencyKey(ctx: Context, route: AnyRoute, store: IdempotencyStore, caller: Caller | undefined, sent: JsonBody | undefined): Promise<IdempotencyClaim | undefined> {
+async function claimIdempotencyKey(ctx: Context, store: IdempotencyStore, caller: Caller | undefined, sent: JsonBody | undefined): Promise<IdempotencyClaim | undefined> {
   const key = ctx.headers['idempotency-key'];
-  if (route.method !== 'post' || key === undefined) return undefined;
+  if (key === undefined) return undefined;
   const scope = caller ? { workspaceId: caller.workspaceId, callerKeyId: caller.principal.keyId } : { workspaceId: 'operator', callerKeyId: 'operator' };
   const bodyDigest = await digestOf(sent?.bytes ?? Buffer.alloc(0));
   return store.claim(scope, Array.isArray(key) ? key.join(',') : key, { method: ctx.method, path: ctx.path, bodyDigest });
 }
 
 /**
- * Answers a cacheable GET under the graph generation the gate read: 304 when If-None-Match holds the ETag,
- * else the cached bytes, else the handler's answer, kept when it qualifies.
+ * A cacheable GET through the answer step (src/http/metered-answer.ts): 304 when If-None-Match holds the ETag,
+ * else the cached bytes, else the handler's answer, kept when it qualifies. An answer that is not kept stays as
+ * the handler left it, without an ETag.
  */
 async function cached(ctx: Context, route: AnyRoute, cache: ResponseCache, admission: Admission, query: Record<string, unknown>, handler: () => Promise<void>) {
-  const { caller, generation } = admission;
-  const audience = route.cache!.perCaller?.(query) ? caller.principal : undefined;
-  const { key, hit, etag } = cache.lookup({ generation: generation!, operationId: route.operationId, path: ctx.path, query, audience });
-  // fresh (Koa's own) is asked with If-None-Match alone: fetch adds Cache-Control: no-cache to every conditional
-  // request, which ctx.fresh takes for a forced reload (a shared cache's rule; this is the origin).
-  const fresh = () => isFresh({ 'if-none-match': ctx.get('if-none-match') }, { etag });
-  const answer = (bytes?: Buffer) => {
-    ctx.etag = etag;
-    ctx.set('Cache-Control', 'private, no-cache');
-    if (bytes) send(ctx, bytes);
-    else ctx.status = 304;
-  };
-  // Without `when`, every answer under this key is the same: the ETag alone answers a conditional request.
-  if ((hit || !route.cache!.when) && fresh()) return answer();
-  if (hit) return answer(hit.body);
-  await handler();
-  const body = ctx.body;
-  if (ctx.status !== 200 || !body || Buffer.isBuffer(body) || !(route.cache!.when?.(body, caller) ?? true)) return;
-  const bytes = cache.keep(key, etag, body);
-  answer(fresh() ? undefined : bytes);
+  const request = { route, path: ctx.path, query, ifNoneMatch: ctx.get('if-none-match') };
+  const answer = await answerFromCache(cache, admission, request, async () => {
+    await handler();
+    const body = ctx.body;
+    return ctx.status === 200 && body && !Buffer.isBuffer(body) ? body : undefined;
+  });
+  if (answer.kind === 'uncached') return;
+  ctx.etag = answer.etag;
+  ctx.set('Cache-Control', 'private, no-cache');
+  if (answer.kind === 'bytes') send(ctx, answer.bytes);
+  else ctx.status = 304;
 }
 
 function send(ctx: Context, bytes: Buffer): void {
@@ -234,31 +226,77 @@ function pipelineOf(route: AnyRoute, deps: RouterDeps): Middleware {
 const specificityOf = (path: string) => path.split('/').map((segment) => (segment.startsWith(':') ? 'p' : 's')).join('');
 
 /**
- * Mounts every route with its access check, validation and handler. An unknown path is a 404 problem; a known
- * path with another method a 405 problem with Allow, which lists the methods of the most specific patterns
- * matching the path (OPTIONS answers with them).
+ * The bucket of a path: under a workspace, the resource its fifth segment names (`playbooks`, `context-nodes`,
+ * `context`, … or '' for the workspace itself) and its number of segments (a trailing slash adds none);
+ * everything else (operations, admin, docs, the console) is one more. The same function sorts the patterns at
+ * start-up and the paths at run time, blind to case as the router's matching is: @koa/router tests every layer of
+ * a router against every request, and a path can only match the patterns of its own bucket.
+ */
+function bucketOf(path: string): string {
+  const segments = path.split('/');
+  if (!(segments.length > 3 && segments[1].toLowerCase() === 'api' && segments[2].toLowerCase() === 'v1' && segments[3].toLowerCase() === 'workspaces')) return '';
+  const count = segments.length - (segments[segments.length - 1] === '' ? 1 : 0);
+  return `${(segments[5] ?? '').toLowerCase()}/${count}`;
+}
+
+/** The patterns of one bucket, and its router's middleware (a layer per pattern). */
+interface Bucket {
+  patterns: string[];
+  routes: Middleware;
+}
+
+/**
+ * Mounts every route with its access check, validation and handler: a router per bucket (see bucketOf), a layer
+ * per pattern, whose methods each have their route's pipeline. An unknown path is a 404 problem; a known path
+ * with another method a 405 problem with Allow, which lists the methods of the most specific patterns matching
+ * the path (OPTIONS answers with them).
  */
 export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware[] {
-  const router = new Router();
-  const patterns = [...new Set(routes.map((r) => r.path))];
-  // The patterns more specific than each one: a request that one of them also matches is theirs.
-  const rivals = new Map(patterns.map((p) => [p, patterns.filter((q) => specificityOf(q).length === specificityOf(p).length && specificityOf(q) > specificityOf(p))]));
-  const layerOf = new Map<string, { match(path: string): boolean }>();
-  const shadowed = (pattern: string, path: string) => rivals.get(pattern)!.some((q) => layerOf.get(q)!.match(path));
+  const methodsOf = new Map<string, Map<string, Middleware>>();
+  const patternsOf = new Map<string, string[]>();
   for (const route of routes) {
     if (route.params) prepareValidators(route.params, 'path');
     prepareValidators(route.query ?? noQuery, 'query');
     if (route.body) prepareValidators(route.body, 'body');
-    const pipeline = pipelineOf(route, deps);
-    // A GET route answers HEAD too (@koa/router adds it).
-    router.register(route.path, [route.method.toUpperCase()], (ctx, next) => (shadowed(route.path, ctx.path) ? next() : pipeline(ctx, next)), { name: route.operationId });
+    const methods = methodsOf.get(route.path);
+    if (methods) {
+      methods.set(route.method.toUpperCase(), pipelineOf(route, deps));
+      continue;
+    }
+    methodsOf.set(route.path, new Map([[route.method.toUpperCase(), pipelineOf(route, deps)]]));
+    const name = bucketOf(route.path);
+    // A parameter where the bucket is read, or a segment that may be absent, would keep the pattern from its paths.
+    if (name !== '' && (/[{}*()]/.test(route.path) || route.path.split('/')[5]?.startsWith(':'))) {
+      throw new Error(`${route.path}: a pattern under a workspace is plain segments, the one after the workspace id literal`);
+    }
+    patternsOf.set(name, [...(patternsOf.get(name) ?? []), route.path]);
   }
-  for (const layer of router.stack) layerOf.set(layer.path as string, layer);
+  // The patterns more specific than each one: a request that one of them also matches is theirs (both are of one bucket).
+  const rivals = new Map<string, string[]>();
+  for (const patterns of patternsOf.values()) {
+    for (const p of patterns) rivals.set(p, patterns.filter((q) => specificityOf(q).length === specificityOf(p).length && specificityOf(q) > specificityOf(p)));
+  }
+  const layerOf = new Map<string, { match(path: string): boolean }>();
+  const shadowed = (pattern: string, path: string) => rivals.get(pattern)!.some((q) => layerOf.get(q)!.match(path));
+  const buckets = new Map<string, Bucket>();
+  for (const [name, patterns] of patternsOf) {
+    const router = new Router();
+    for (const pattern of patterns) {
+      const methods = methodsOf.get(pattern)!;
+      // A GET route answers HEAD too (@koa/router adds it to the layer's methods).
+      const pipeline: Middleware = (ctx, next) => methods.get(ctx.method === 'HEAD' ? 'GET' : ctx.method)!(ctx, next);
+      const answer: Middleware = rivals.get(pattern)!.length === 0 ? pipeline : (ctx, next) => (shadowed(pattern, ctx.path) ? next() : pipeline(ctx, next));
+      router.register(pattern, [...methods.keys()], answer);
+    }
+    for (const layer of router.stack) layerOf.set(layer.path as string, layer);
+    buckets.set(name, { patterns, routes: router.routes() as Middleware });
+  }
 
-  /** The methods allowed on a path that no route answered: 404 when none, else OPTIONS' answer or a 405. */
-  const allowed: Middleware = async (ctx) => {
-    const matching = patterns.filter((p) => layerOf.get(p)!.match(ctx.path) && !shadowed(p, ctx.path));
-    const methods = [...new Set(router.stack.filter((l) => matching.includes(l.path as string)).flatMap((l) => l.methods))];
+  /** The methods allowed on a path that no route of its bucket answered: 404 when none, else OPTIONS' answer or a 405. */
+  const allowed = (bucket: Bucket, ctx: Context) => {
+    const matching = bucket.patterns.filter((p) => layerOf.get(p)!.match(ctx.path) && !shadowed(p, ctx.path));
+    // In the order the routes were given, HEAD before each GET, as @koa/router lists a GET route's methods.
+    const methods = [...new Set(matching.flatMap((p) => [...methodsOf.get(p)!.keys()].flatMap((m) => (m === 'GET' ? ['HEAD', 'GET'] : [m]))))];
     if (methods.length === 0) return;
     if (ctx.method === 'OPTIONS') {
       ctx.set('Allow', methods.join(', '));
@@ -268,9 +306,10 @@ export function buildRouter(routes: AnyRoute[], deps: RouterDeps): Middleware[] 
     }
     throw new AppError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${methods.join(', ')}`, { headers: { Allow: methods.join(', ') } });
   };
-  const problems: Middleware = async (ctx, next) => {
-    await next();
+  const dispatch: Middleware = async (ctx) => {
+    const bucket = buckets.get(bucketOf(ctx.path));
+    if (bucket) await bucket.routes(ctx, async () => allowed(bucket, ctx));
     if (ctx.status === 404 && ctx.body == null) throw new AppError('not_found', 'No such route');
   };
-  return [problems, router.routes() as Middleware, allowed];
+  return [dispatch];
 }

@@ -118,3 +118,24 @@ export async function settleSlug(base: string, taken: Set<string>, choose: (take
     taken.add(slug);
   }
 }
+
+/** What a write asks of its slug: the one it was given, else one made from its title (or `fallback`). */
+export interface SlugWish {
+  explicit?: string;
+  title: string;
+  fallback: string;
+}
+
+/**
+ * The slug a write gets, claimed until its transaction ends. An explicit slug must be free, else `taken(slug)` is
+ * thrown; an automatic one is the slugified title with -2, -3, … appended while taken, settled one writer after
+ * another (settleSlug). `claim` locks a slug and returns the slugs other things hold that equal or extend it.
+ */
+export async function allocateSlug(wish: SlugWish, claim: (slug: string) => Promise<Set<string>>, taken: (slug: string) => Error): Promise<string> {
+  if (wish.explicit !== undefined) {
+    if ((await claim(wish.explicit)).has(wish.explicit)) throw taken(wish.explicit);
+    return wish.explicit;
+  }
+  const base = slugBase(wish.title, wish.fallback);
+  return settleSlug(base, await claim(base), (free) => firstFreeSlug(base, free), claim);
+}

@@ -15,9 +15,11 @@ export class QueryCatalog {
   private readonly texts = new Map<string, string>();
   private readonly sent = new Map<string, string>();
 
-  constructor(dir = path.join(cypherDir, 'queries'), reportsDir: string | undefined = path.join(cypherDir, 'reports')) {
+  /** `extra`: one more folder, its statements named `<prefix><path>` (the bench's own, kept under bench/cypher). */
+  constructor(dir = path.join(cypherDir, 'queries'), reportsDir: string | undefined = path.join(cypherDir, 'reports'), extra?: { dir: string; prefix: string }) {
     this.load(dir, '', compact);
     if (reportsDir && existsSync(reportsDir)) this.load(reportsDir, 'reports/', (text) => text);
+    if (extra) this.load(extra.dir, extra.prefix, compact);
   }
 
   private load(dir: string, prefix: string, prepare: (text: string) => string): void {

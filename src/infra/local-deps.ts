@@ -14,6 +14,8 @@ export class MissingToolError extends Error {}
 
 export interface LocalServer {
   url: string;
+  /** The server's process, for whoever watches its memory and CPU (the bench). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -119,6 +121,8 @@ export interface Neo4jOptions {
   release?: Neo4jRelease;
   /** Extra Neo4j settings, `name=value`. */
   settings?: string[];
+  /** The Bolt port (default: a free one). */
+  port?: number;
 }
 
 /**
@@ -133,7 +137,7 @@ export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
   const { release } = options;
   requireTool(javaOf(release), ['-version'], javaMissing);
   buildNeo4jLauncher(options.log, release);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const home = path.resolve(options.dataDir, 'neo4j');
   mkdirSync(home, { recursive: true });
   const buildDir = buildDirOf(release);
@@ -150,7 +154,7 @@ export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
   await waitForLine(child, /^READY /m, 'Neo4j', 180_000);
   child.stdout?.resume();
   child.stderr?.resume();
-  return { url: `bolt://127.0.0.1:${port}`, stop: () => stopChild(child) };
+  return { url: `bolt://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) };
 }
 
 /** redis-server on loopback, keeping its data under dataDir (a restart on the same dataDir and port finds it again). */
@@ -170,6 +174,7 @@ export async function startRedis(options: { dataDir: string; port?: number }): P
   const url = `redis://127.0.0.1:${port}`;
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       // SHUTDOWN flushes the append-only file before exiting; SIGTERM is the fallback.
       const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });

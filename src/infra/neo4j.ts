@@ -166,10 +166,10 @@ export class GraphExecutor {
 
   /**
    * One read-only statement as an auto-commit transaction, retried here on retryable errors (a read is safe to
-   * repeat): RUN and PULL travel together where executeQuery's managed transaction adds BEGIN and COMMIT, a cost
-   * the benchmark shows beyond its noise on every uncached bundle. The session shares executeQuery's bookmark
-   * manager, so a read sees every write this process committed before it, on a cluster too. Past readTimeoutMs
-   * the read is a 503, whatever a retry would still try.
+   * repeat): RUN and PULL travel together where executeQuery's managed transaction adds BEGIN and COMMIT, a
+   * round trip on every uncached bundle (the bench's uncached bundle against its raw-driver floor shows it). The
+   * session shares executeQuery's bookmark manager, so a read sees every write this process committed before
+   * it, on a cluster too. Past readTimeoutMs the read is a 503, whatever a retry would still try.
    */
   async read<T extends Row = Row>(name: string, params: Params = {}): Promise<T[]> {
     const text = this.queries.toSend(name);

@@ -9,6 +9,6 @@
  * --heap-growing-percent=100: after each full collection V8 lets the old generation grow to at most twice what
  * survived, instead of a factor it chooses up to four. Requests that stay open while Neo4j works (a bulk import's
  * batch of a thousand nodes) outlive the young generation, so their garbage lands in the old one: with V8's own
- * factor it piled up past 200 MB of heap before a full collection, taking the RSS past 300 MB (bench --import).
+ * factor it piled up before a full collection, taking the RSS past its target (`npm run bench -- --import` prints it).
  */
 export const serverNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=100'];

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { type ChainableCommander, Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 
 /**
@@ -29,4 +29,20 @@ export function isRedisUnavailable(err: unknown): boolean {
 /** The service's 503 for an unreachable Redis. */
 export function redisUnavailable(cause: unknown): AppError {
   return new AppError('service_unavailable', 'The cache and quota store cannot be reached', { headers: { 'Retry-After': '5' }, cause });
+}
+
+/** Runs Redis work, turning an unreachable Redis into the service's 503 (any other failure is left as it is). */
+export async function guardRedis<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw isRedisUnavailable(err) ? redisUnavailable(err) : err;
+  }
+}
+
+/** Runs a pipeline whose every command must succeed: the first failure fails it all (a 503 when Redis is unreachable). */
+export async function execAll(pipeline: ChainableCommander): Promise<void> {
+  const results = await guardRedis(() => pipeline.exec());
+  const failed = results?.find(([err]) => err);
+  if (!results || failed) throw isRedisUnavailable(failed?.[0]) ? redisUnavailable(failed?.[0]) : (failed?.[0] ?? new Error('Redis pipeline was discarded'));
 }

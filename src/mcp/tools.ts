@@ -7,12 +7,15 @@ import type { FeedbackService } from '../feedback/service.js';
 import { CreateBody as FeedbackInput, FeedbackSchema } from '../feedback/schemas.js';
 import type { RequestGate } from '../gate/gate.js';
 import { Pagination, Strict } from '../http/common-schemas.js';
+import { meteredAnswer } from '../http/metered-answer.js';
 import type { ResponseCache } from '../http/response-cache.js';
+import type { AnyRoute } from '../http/route.js';
 import { validatePart } from '../http/validation.js';
 import { CreateBody as NodeCreateBody, ListQuery as NodeListQuery, NodeDetailSchema, NodeSchema } from '../nodes/schemas.js';
 import type { NodeService } from '../nodes/service.js';
 import { ListQuery as PlaybookListQuery, PlaybookListSchema } from '../playbooks/schemas.js';
 import type { PlaybookService } from '../playbooks/service.js';
+import { retrievalRoutes } from '../retrieval/routes.js';
 import { BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema } from '../retrieval/schemas.js';
 import type { RetrievalService } from '../retrieval/service.js';
 
@@ -81,41 +84,41 @@ const SearchInput = Strict(
 );
 const SearchOutput = Type.Object({ nodes: Type.Array(NodeSchema), pagination: Pagination });
 
+/** The retrieval routes of each set of services, built once: the tools answer as they do. */
+const restRoutes = new WeakMap<ToolServices, AnyRoute[]>();
+
+/** The REST route that takes `query`: the one whose answer a retrieval tool gives. */
+function restTwin(s: ToolServices, query: TObject): AnyRoute {
+  let routes = restRoutes.get(s);
+  if (!routes) restRoutes.set(s, (routes = retrievalRoutes(s)));
+  const route = routes.find((r) => r.query === query);
+  if (!route) throw new Error('No retrieval route takes this query');
+  return route;
+}
+
 /**
- * A bundle or manifest: counted against the quota like the REST route (one round trip through the gate, the
- * count taken back if the retrieval fails) and answered from the same response cache, under the same key
- * scheme (the REST path and a query string made from the validated arguments).
+ * A bundle or manifest, through the answer step its REST route takes (src/http/metered-answer.ts): counted
+ * against the quota (one round trip through the gate, the count taken back if the retrieval fails) and answered
+ * from the same response cache under the same key (the route's operation and path, the validated arguments as its
+ * query), so an MCP and a REST retrieval of the same request share an entry.
  */
-async function retrieval(s: ToolServices, call: ToolCall, operationId: string, route: string, query: Record<string, unknown>, produce: () => Promise<object>): Promise<ToolAnswer> {
+async function retrieval(s: ToolServices, call: ToolCall, restQuery: TObject, query: Record<string, unknown>, produce: () => Promise<object>): Promise<ToolAnswer> {
   const { caller } = call;
+  const route = restTwin(s, restQuery);
   const metered = await s.gate.meter(call.token, caller);
-  try {
-    if (!metered.generation) return answer(await produce());
-    // The validated query, as the REST route keys it: an MCP and a REST bundle of the same request share an entry.
-    const { key, hit, etag } = s.responseCache.lookup({
-      generation: metered.generation,
-      operationId,
-      path: `/api/v1/workspaces/${caller.workspaceId}${route}`,
-      query,
-      audience: query.includeAnnotations ? caller.principal : undefined,
-    });
-    if (hit) {
-      const text = hit.body.toString('utf8');
-      return { structured: JSON.parse(text), text };
-    }
-    const body = await produce();
-    return { structured: body as Record<string, unknown>, text: s.responseCache.keep(key, etag, body).toString('utf8') };
-  } catch (err) {
-    await metered.quota.refund();
-    throw err;
-  }
+  const path = route.path.replace(':workspaceId', encodeURIComponent(caller.workspaceId));
+  const step = await meteredAnswer(s.responseCache, { caller, ...metered }, { route, path, query }, produce);
+  if (step.kind === 'uncached') return answer(step.body!);
+  if (step.kind === 'not-modified') throw new Error('A tool call sends no If-None-Match');
+  const text = step.bytes.toString('utf8');
+  return { structured: (step.body ?? JSON.parse(text)) as Record<string, unknown>, text };
 }
 
 /** get_bundle: also the bundle of a prompt. */
 export async function bundleFor(s: ToolServices, call: ToolCall, args: unknown): Promise<ToolAnswer> {
   const { playbook, ...rest } = valid<{ playbook: string } & Record<string, unknown>>(BundleInput, args);
   const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: rest.maxTokens ?? call.defaultMaxTokens } as BundleQuery;
-  return retrieval(s, call, 'getBundle', '/context/bundle', query, () => s.retrieval.bundle(call.caller, query));
+  return retrieval(s, call, BundleQuery, query, () => s.retrieval.bundle(call.caller, query));
 }
 
 /** Validates arguments with the same ajv as a REST body: a bad argument is invalid_request, before anything runs. */
@@ -155,7 +158,7 @@ export const tools: Tool[] = [
     run: async (s, call, args) => {
       const { playbook, ...rest } = valid<{ playbook: string } & Record<string, unknown>>(ManifestInput, args);
       const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: rest.maxTokens ?? call.defaultMaxTokens } as ManifestQuery;
-      return retrieval(s, call, 'getManifest', '/context/manifest', query, () => s.retrieval.manifest(call.caller, query));
+      return retrieval(s, call, ManifestQuery, query, () => s.retrieval.manifest(call.caller, query));
     },
   },
   {

@@ -1,5 +1,3 @@
-import { literals } from '../http/common-schemas.js';
-
 /**
  * The link types of the API and the relationship type each is stored as (docs/graph-model.md): named here and
  * nowhere else. Cypher gets them as parameters (`linkTypeParams`); a relationship type never reaches the text.
@@ -16,8 +14,6 @@ export type LinkType = keyof typeof relationshipTypeOf;
 export type RelationshipType = (typeof relationshipTypeOf)[LinkType];
 
 export const linkTypes = Object.keys(relationshipTypeOf) as LinkType[];
-
-export const LinkTypeSchema = literals(linkTypes);
 
 /**
  * The parameters every statement that walks or names links gets:

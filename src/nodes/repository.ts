@@ -2,7 +2,7 @@ import type { TokenCounts } from './token-count.js';
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
 import { type LinkType, type RelationshipType, linkTypeParams, relationshipTypeOf } from './link-types.js';
 import type { NodeName } from './names.js';
-import type { ContextNode, NodeDetail, NodeStatus, NodeType, SourceType } from './schemas.js';
+import type { ContextNode, Link, ListNodesQuery, NodeDetail, NodeStatus, NodeType, SourceType } from './schemas.js';
 import type { Wikilink } from './wikilinks.js';
 
 export interface ListFilter {
@@ -10,8 +10,9 @@ export interface ListFilter {
   /** A tag the nodes must have, lowercased (compared ignoring case). */
   tag: string | null;
   status: NodeStatus | 'all';
-  sort: 'updated_at' | 'created_at' | 'title' | 'importance' | 'relevance';
-  order: 'asc' | 'desc';
+  /** The query's sort, or relevance when it searches without one. */
+  sort: NonNullable<ListNodesQuery['sort']> | 'relevance';
+  order: NonNullable<ListNodesQuery['order']>;
   skip: number;
   limit: number;
 }
@@ -26,7 +27,7 @@ export interface CreateLinkResult {
 export interface DeleteLinkResult {
   sourceFound: boolean;
   linkFound: boolean;
-  origin: 'manual' | 'wikilink' | null;
+  origin: Link['origin'] | null;
   deleted: boolean;
 }
 
@@ -40,7 +41,7 @@ export interface ImportStateRow {
     readFirst?: boolean | null;
     edgeCaseOnly?: boolean | null;
   };
-  links: { relType: RelationshipType; targetSlug: string; origin: 'manual' | 'wikilink' }[];
+  links: { relType: RelationshipType; targetSlug: string; origin: Link['origin'] }[];
 }
 
 type Runner = Pick<GraphTx, 'run'>;

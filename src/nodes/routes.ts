@@ -1,10 +1,9 @@
-import { Type } from '@sinclair/typebox';
-import { Pagination, WorkspacePath } from '../http/common-schemas.js';
+import { WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { NodeImportService } from './import.js';
 import type { NodeService } from './service.js';
 import {
-  CreateBody, ImportBody, ImportResultSchema, LinkBody, LinkSchema, ListQuery, NodeDetailSchema, NodeLinkPath, NodePath, NodeSchema, PlaybookLinkPath, PlaybookPath, UpdateBody,
+  CreateBody, ImportBody, ImportResultSchema, LinkBody, LinkSchema, ListQuery, NodeDetailSchema, NodeLinkPath, NodePageSchema, NodePath, PlaybookLinkPath, PlaybookPath, UpdateBody,
 } from './schemas.js';
 
 const nodes = { tag: 'Context nodes' } as const;
@@ -19,7 +18,7 @@ export function nodeRoutes(s: { nodes: NodeService; nodeImport: NodeImportServic
       cache: {},
       description: 'Live nodes by default; filter by nodeType and status, sort, page, and search with q. Sending both status and the deprecated archived is 400.',
       access: viewers, params: WorkspacePath, query: ListQuery,
-      responses: { 200: { description: 'One page of nodes', schema: Type.Object({ nodes: Type.Array(NodeSchema), pagination: Pagination }) } },
+      responses: { 200: { description: 'One page of nodes', schema: NodePageSchema } },
       handler: async ({ ctx, caller, query }) => {
         ctx.body = await s.nodes.list(caller, query);
       },

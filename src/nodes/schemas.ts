@@ -6,11 +6,13 @@ import {
   NullableTimestamp,
   Order,
   PageQuery,
+  Pagination,
   Slug,
   Strict,
   Timestamp,
   Title,
   literals,
+  named,
 } from '../http/common-schemas.js';
 import { maxWikilinkTargets } from './wikilinks.js';
 import { linkTypes } from './link-types.js';
@@ -19,13 +21,14 @@ import { linkTypes } from './link-types.js';
 
 export const nodeTypes = ['brand', 'process', 'reference', 'domain-knowledge', 'example', 'index'] as const;
 
-export const NodeTypeSchema = literals(nodeTypes, { description: 'brand, process, reference, domain-knowledge, example or index' });
-export const LinkTypeSchema = literals(linkTypes, {
+export const NodeTypeSchema = named('NodeType', literals(nodeTypes, { description: 'brand, process, reference, domain-knowledge, example or index' }));
+export const LinkTypeSchema = named('LinkType', literals(linkTypes, {
   description:
     'requires: the source depends on the target (always included); references: the source mentions the target; ' +
     'relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target',
-});
-export const StatusSchema = literals(['live', 'archived'] as const);
+}));
+const nodeStatuses = ['live', 'archived'] as const;
+export const NodeStatusSchema = named('NodeStatus', literals(nodeStatuses));
 const Importance = Type.Integer({ minimum: 0, maximum: 100, description: 'Retrieval priority, 0 to 100 (an integer)' });
 const Content = Type.String({
   maxLength: 500_000,
@@ -53,7 +56,7 @@ const SourcePath = Type.String({
   description: 'The path of the file the node was made from, relative to its folder, with / between folders (guides/First Week.md): a folder import sets it and finds the node by it on a re-import; wikilinks name the node by its file name and path tails. A relative path without empty, . or .. segments.',
 });
 
-export const NodeSchema = Type.Object({
+export const NodeSchema = named('ContextNode', Type.Object({
   id: Type.String(),
   slug: Type.String(),
   title: Type.String(),
@@ -64,14 +67,14 @@ export const NodeSchema = Type.Object({
   importance: Type.Integer({ minimum: 0, maximum: 100 }),
   readFirst: Type.Boolean({ description: 'Essential context, always included' }),
   edgeCaseOnly: Type.Boolean({ description: 'Included only when specifically relevant' }),
-  status: StatusSchema,
+  status: NodeStatusSchema,
   createdAt: Timestamp,
   updatedAt: Timestamp,
   archivedAt: NullableTimestamp,
   aliases: Type.Array(Type.String(), { description: 'Other names wikilinks may call the node by; empty when none' }),
   tags: Type.Array(Type.String(), { description: 'Empty when none' }),
   sourcePath: Nullable(Type.String({ description: 'The file the node was imported from, relative to its folder; null for a node made through the API' })),
-});
+}));
 
 const LinkProperties = {
   id: Type.String(),
@@ -82,20 +85,22 @@ const LinkProperties = {
   origin: literals(['manual', 'wikilink'] as const, { description: 'manual (made through the API) or wikilink (from the source’s content)' }),
   createdAt: Timestamp,
 };
-export const LinkSchema = Type.Object(LinkProperties);
-export const LinkViewSchema = Type.Object({
+export const LinkSchema = named('Link', Type.Object(LinkProperties));
+export const LinkViewSchema = named('LinkView', Type.Object({
   ...LinkProperties,
   sections: Type.Array(Type.String(), { description: 'For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise' }),
   title: Type.String({ description: 'Title of the other end' }),
   slug: Type.String({ description: 'Slug of the other end' }),
-});
+}));
 
-export const NodeDetailSchema = Type.Object({
+export const NodeDetailSchema = named('NodeDetail', Type.Object({
   ...NodeSchema.properties,
   outgoingLinks: Type.Array(LinkViewSchema, { description: 'Links from this node, oldest first, with the target’s title and slug' }),
   incomingLinks: Type.Array(LinkViewSchema, { description: 'Links to this node from nodes and playbooks, oldest first, with the source’s title and slug' }),
   unresolvedLinks: Type.Array(Type.String(), { description: 'Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted' }),
-});
+}));
+
+export const NodePageSchema = Type.Object({ nodes: Type.Array(NodeSchema), pagination: Pagination });
 
 export const NodePath = Strict({ workspaceId: Id('Workspace id'), nodeId: Id('Context node id') });
 export const NodeLinkPath = Strict({ workspaceId: Id('Workspace id'), nodeId: Id('Context node id'), linkId: Id('Link id') });
@@ -124,7 +129,7 @@ export const UpdateBody = Type.Partial(CreateBody, { additionalProperties: false
 export const ListQuery = Strict({
   nodeType: Type.Optional(NodeTypeSchema),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only nodes with this tag (ignoring case and a leading #)' })),
-  status: Type.Optional(literals(['live', 'archived', 'all'] as const, { description: 'live (default), archived or all' })),
+  status: Type.Optional(literals([...nodeStatuses, 'all'] as const, { description: 'live (default), archived or all' })),
   archived: Type.Optional(Type.Boolean({ deprecated: true, description: 'Deprecated: true = status archived, false = status live. Sending it together with status is 400.' })),
   sort: Type.Optional(literals(['updated_at', 'created_at', 'title', 'importance'] as const, {
     description: 'updated_at (default; best match first when q is given), created_at, title (ignoring case) or importance. Ties are broken by id.',
@@ -191,7 +196,7 @@ export const ImportResultSchema = Type.Object({
 });
 
 export type NodeType = Static<typeof NodeTypeSchema>;
-export type NodeStatus = Static<typeof StatusSchema>;
+export type NodeStatus = Static<typeof NodeStatusSchema>;
 /** A context node as stored (docs/graph-model.md) and as the API shows it. */
 export type ContextNode = Static<typeof NodeSchema>;
 export type Link = Static<typeof LinkSchema>;
@@ -199,6 +204,7 @@ export type SourceType = Link['sourceType'];
 /** A link seen from one of its ends, with the other end's title and slug. */
 export type LinkView = Static<typeof LinkViewSchema>;
 export type NodeDetail = Static<typeof NodeDetailSchema>;
+export type NodePage = Static<typeof NodePageSchema>;
 export type CreateNodeInput = Static<typeof CreateBody>;
 export type UpdateNodeInput = Static<typeof UpdateBody>;
 export type ListNodesQuery = Static<typeof ListQuery>;

@@ -1,23 +1,19 @@
 import { contentDigested, pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
+import { pageOf, rowsOf } from '../http/paging.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
-import { firstFreeSlug, settleSlug, slugBase } from '../http/slug.js';
-import { newId } from '../infra/ids.js';
+import { allocateSlug } from '../http/slug.js';
+import { idOf, newId } from '../infra/ids.js';
 import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type LinkType } from './link-types.js';
 import { namesChange } from './names.js';
 import { normaliseNodeFields, normaliseTags } from './node-fields.js';
 import { type ListFilter, NodeRepository } from './repository.js';
-import type { ContextNode, CreateNodeInput, Link, ListNodesQuery, NodeDetail, NodeStatus, SourceType, UpdateNodeInput } from './schemas.js';
+import type { ContextNode, CreateNodeInput, Link, ListNodesQuery, NodeDetail, NodePage, NodeStatus, SourceType, UpdateNodeInput } from './schemas.js';
 import { syncWikilinks } from './wikilink-sync.js';
 import { maxWikilinkTargets, nameKey, parseWikilinks, wikilinkTarget } from './wikilinks.js';
-
-export interface NodePage {
-  nodes: ContextNode[];
-  pagination: { page: number; limit: number; total: number };
-}
 
 /**
  * Context nodes, the typed links between nodes (and from playbooks to nodes), and wikilinks.
@@ -116,12 +112,11 @@ export class NodeService {
    * title or alias; `[[…]]` around it is allowed): what agents read in content is what they can ask for. 404 when
    * nothing has the name.
    */
-  async idOf(caller: Caller, idOrName: string): Promise<string> {
-    if (idOrName.startsWith('cn_')) return idOrName;
-    const target = wikilinkTarget(idOrName.trim().replace(/^!?\[\[(.*)\]\]$/, '$1'));
-    const id = target && (await this.repo.idByName(caller.workspaceId, nameKey(target.name)));
-    if (!id) throw notFound('Context node');
-    return id;
+  idOf(caller: Caller, idOrName: string): Promise<string> {
+    return idOf('cn', idOrName, async (name) => {
+      const target = wikilinkTarget(name.trim().replace(/^!?\[\[(.*)\]\]$/, '$1'));
+      return target && this.repo.idByName(caller.workspaceId, nameKey(target.name));
+    }, 'Context node');
   }
 
   async get(caller: Caller, nodeId: string): Promise<NodeDetail> {
@@ -191,11 +186,10 @@ export class NodeService {
       status,
       sort: query.sort ?? (search ? 'relevance' : 'updated_at'),
       order: query.order ?? 'desc',
-      skip: (query.page - 1) * query.limit,
-      limit: query.limit,
+      ...rowsOf(query),
     };
     const { total, nodes } = await this.repo.list(caller.workspaceId, filter, search);
-    return { nodes, pagination: { page: query.page, limit: query.limit, total } };
+    return pageOf('nodes', nodes, query, total);
   }
 
   /** A manual link from a context node or a playbook to a context node of the same workspace. */
@@ -259,20 +253,13 @@ export class NodeService {
     return this.repo.writeTx((tx) => work(tx, now));
   }
 
-  /**
-   * The slug a node gets, claimed until the transaction ends: an explicit one must be free (409 slug_taken
-   * otherwise, unless `selfId` holds it); an automatic one is the slugified title, with -2, -3, … appended while
-   * taken. Writes deriving from one base claim the base, so they choose one after another (settleSlug).
-   */
-  private async allocateSlug(tx: GraphTx, workspaceId: string, title: string, explicit?: string, selfId?: string): Promise<string> {
-    const claim = (slug: string) => this.repo.claimSlugs(tx, workspaceId, [nameKey(slug)], slug);
-    if (explicit !== undefined) {
-      if ((await claim(explicit)).some((t) => t.slug === explicit && t.id !== selfId)) throw slugTaken(explicit);
-      return explicit;
-    }
-    const slugsOf = async (slug: string) => new Set((await claim(slug)).map((t) => t.slug));
-    const base = slugBase(title, 'node');
-    return settleSlug(base, await slugsOf(base), (taken) => firstFreeSlug(base, taken), slugsOf);
+  /** The slug a node gets, claimed until the transaction ends; `selfId` may keep the slug it holds. */
+  private allocateSlug(tx: GraphTx, workspaceId: string, title: string, explicit?: string, selfId?: string): Promise<string> {
+    const claim = async (slug: string) => {
+      const taken = await this.repo.claimSlugs(tx, workspaceId, [nameKey(slug)], slug);
+      return new Set(taken.filter((t) => t.id !== selfId).map((t) => t.slug));
+    };
+    return allocateSlug({ explicit, title, fallback: 'node' }, claim, slugTaken);
   }
 }
 

@@ -1,7 +1,7 @@
 import { type AuditStamp, recordAudit } from '../audit/recorder.js';
-import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
+import type { GraphExecutor, GraphTx, Row } from '../infra/neo4j.js';
 import { linkTypeParams } from '../nodes/link-types.js';
-import type { PlaybookDetail, PlaybookSummary, Version, VersionStatus, Visibility } from './schemas.js';
+import type { ListPlaybooksQuery, PlaybookDetail, PlaybookSummary, Version, VersionStatus, Visibility } from './schemas.js';
 
 export interface ListFilter {
   status: VersionStatus | null;
@@ -9,8 +9,8 @@ export interface ListFilter {
   owner: string | null;
   /** Lower-cased text the title, slug or summary must contain, or null. */
   text: string | null;
-  sort: 'updated_at' | 'title' | 'created_at';
-  order: 'asc' | 'desc';
+  sort: NonNullable<ListPlaybooksQuery['sort']>;
+  order: NonNullable<ListPlaybooksQuery['order']>;
   skip: number;
   limit: number;
 }
@@ -31,8 +31,6 @@ export interface NewPlaybook {
   changeNote: string | null;
   createdBy: string;
 }
-
-type Row = Record<string, any>;
 
 /**
  * A version as stored (content is JSON text, absent properties are null) → as the API shows it. `content`: the
@@ -114,25 +112,25 @@ export class PlaybookRepository {
   }
 
   /**
-   * Creates the playbook and its draft version 1 in one transaction. Its base slug is claimed first
-   * (claim-slug.cypher); `chooseSlug` gets the slugs already taken that could collide, and a claim of any other
-   * slug it considers, and returns the slug to use (or throws). Returns undefined when the workspace does not exist.
+   * Creates the playbook and its draft version 1 in one transaction, under the slug `chooseSlug` settles through
+   * `claim` (claim-slug.cypher: locks a slug, returns the slugs taken that could collide with it). Returns
+   * undefined when the workspace does not exist.
    */
   async create(
     workspaceId: string,
-    baseSlug: string,
-    chooseSlug: (taken: Set<string>, claim: (slug: string) => Promise<Set<string>>) => Promise<string>,
+    chooseSlug: (claim: (slug: string) => Promise<Set<string>>) => Promise<string>,
     input: Omit<NewPlaybook, 'slug'>,
     stamp: AuditStamp,
   ): Promise<PlaybookDetail | undefined> {
     return this.graph.writeTx(async (tx) => {
+      let workspaceFound = true;
       const claim = async (slug: string) => {
         const [row] = await tx.run('playbooks/claim-slug', { workspaceId, slug });
-        return row && new Set<string>(row.taken);
+        if (!row) workspaceFound = false;
+        return new Set<string>(row?.taken ?? []);
       };
-      const taken = await claim(baseSlug);
-      if (!taken) return undefined;
-      const slug = await chooseSlug(taken, async (other) => (await claim(other)) ?? new Set());
+      const slug = await chooseSlug(claim);
+      if (!workspaceFound) return undefined;
       await tx.run('playbooks/create', { workspaceId, ...input, slug, content: JSON.stringify(input.content) });
       const { content, changeNote, versionId, now, ...playbook } = input;
       await recordAudit(tx, stamp, {

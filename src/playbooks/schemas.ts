@@ -1,19 +1,20 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
-  Description, Id, Nullable, NullableTimestamp, Order, PageQuery, Pagination, Slug, Strict, Summary, Timestamp, Title,
+  Description, Id, Nullable, NullableTimestamp, Order, PageQuery, Pagination, Slug, Strict, Summary, Timestamp, Title, literals, named,
 } from '../http/common-schemas.js';
-import { LinkTypeSchema } from '../nodes/link-types.js';
+import { LinkTypeSchema } from '../nodes/schemas.js';
 
-/** Request and response schemas of the playbook endpoints (decisions §4). */
+/** Request and response schemas of the playbook endpoints (docs/api.md, "Playbooks"). */
 
-export const VersionStatus = Type.Union([Type.Literal('draft'), Type.Literal('approved'), Type.Literal('deprecated')]);
-export const Visibility = Type.Union([Type.Literal('workspace_private'), Type.Literal('parent_readonly')], {
+const versionStatuses = ['draft', 'approved', 'deprecated'] as const;
+export const VersionStatus = named('VersionStatus', literals(versionStatuses));
+export const Visibility = named('Visibility', literals(['workspace_private', 'parent_readonly'] as const, {
   description: 'workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace',
-});
+}));
 export const FunctionArea = Type.String({ minLength: 1, maxLength: 200, description: 'Category label, free text' });
 export const Tag = Type.String({ minLength: 1, maxLength: 100 });
 export const Tags = Type.Array(Tag, { maxItems: 50, description: 'Free-text tags (1 to 100 characters each, at most 50); duplicates are dropped, order kept' });
-export const Content = Type.Object({}, { additionalProperties: true, description: 'Any JSON object, nested at most 64 levels deep; typically has an instructions entry' });
+export const Content = named('PlaybookContent', Type.Object({}, { additionalProperties: true, description: 'Any JSON object, nested at most 64 levels deep; typically has an instructions entry' }));
 export const ChangeNote = Type.String({ maxLength: 2000 });
 
 export const VersionRef = Type.Object({ id: Type.String(), versionNumber: Type.Integer(), status: VersionStatus }, {
@@ -23,7 +24,7 @@ export const ActiveVersionRef = Nullable(Type.Object({ id: Type.String(), versio
   description: 'The approved version, or null when none is approved',
 }));
 
-export const VersionSchema = Type.Object({
+export const VersionSchema = named('PlaybookVersion', Type.Object({
   id: Type.String(),
   versionNumber: Type.Integer({ minimum: 1 }),
   status: VersionStatus,
@@ -32,7 +33,7 @@ export const VersionSchema = Type.Object({
   createdAt: Timestamp,
   createdBy: Type.String({ description: 'Id of the principal that created it: a user (usr_…) or an agent (ag_…)' }),
   approvedAt: NullableTimestamp,
-});
+}));
 
 const summaryFields = {
   id: Type.String(),
@@ -49,7 +50,7 @@ const summaryFields = {
   updatedAt: Timestamp,
 };
 
-export const PlaybookSummarySchema = Type.Object(summaryFields);
+export const PlaybookSummarySchema = named('PlaybookSummary', Type.Object(summaryFields));
 
 export const ContextNodeRef = Type.Object({
   linkId: Type.String(),
@@ -61,21 +62,19 @@ export const ContextNodeRef = Type.Object({
   status: Nullable(Type.String({ description: 'live or archived' })),
 });
 
-export const PlaybookDetailSchema = Type.Object({
+export const PlaybookDetailSchema = named('PlaybookDetail', Type.Object({
   ...summaryFields,
   workspaceId: Type.String({ description: 'The workspace the playbook belongs to (differs from the path when read from a parent workspace)' }),
   description: Nullable(Type.String()),
   archivedAt: NullableTimestamp,
   versions: Type.Array(VersionSchema, { description: 'Every version, newest first' }),
   contextNodes: Type.Array(ContextNodeRef, { description: 'Context nodes the playbook links to, by title' }),
-});
+}));
 
 export const PlaybookListSchema = Type.Object({ playbooks: Type.Array(PlaybookSummarySchema), pagination: Pagination });
 
 export const ListQuery = Strict({
-  status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('approved'), Type.Literal('deprecated')], {
-    description: 'Keep playbooks with at least one version in this status',
-  })),
+  status: Type.Optional({ ...VersionStatus, description: 'Keep playbooks with at least one version in this status' }),
   function_area: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact function area' })),
   owner: Type.Optional(Id('Owner user id')),
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Keep playbooks whose title, slug or summary contains this text, ignoring case (blank: no filter)' })),

@@ -1,8 +1,9 @@
 import { pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
-import { firstFreeSlug, settleSlug, slugBase } from '../http/slug.js';
-import { newId } from '../infra/ids.js';
+import { pageOf, rowsOf } from '../http/paging.js';
+import { allocateSlug } from '../http/slug.js';
+import { idOf, newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type ListFilter, PlaybookRepository } from './repository.js';
@@ -18,7 +19,7 @@ const dedupe = (tags: string[]) => [...new Set(tags)];
 const slugTaken = (slug: string) => new AppError('slug_taken', `The slug '${slug}' is already used by another playbook of this workspace`);
 const archivedConflict = () => new AppError('conflict', 'The playbook is archived; restore it before changing it');
 
-/** Playbooks and their versions (spec §2-§4, decisions §3-§4). */
+/** Playbooks and their versions: one approved version at most, drafts edited until approved (docs/api.md, "Playbooks"). */
 export class PlaybookService {
   private readonly repo: PlaybookRepository;
 
@@ -27,24 +28,20 @@ export class PlaybookService {
   }
 
   async list(caller: Caller, query: ListPlaybooksQuery) {
-    const page = query.page ?? 1;
-    const limit = query.limit ?? 50;
-    const result = await this.repo.list(caller.workspaceId, {
+    const asked = { page: query.page ?? 1, limit: query.limit ?? 50 };
+    const { total, playbooks } = await this.repo.list(caller.workspaceId, {
       status: query.status ?? null,
       functionArea: query.function_area ?? null,
       owner: query.owner ?? null,
       text: query.q?.trim() ? query.q.trim().toLowerCase() : null,
       sort: query.sort ?? 'updated_at',
       order: query.order ?? 'desc',
-      skip: (page - 1) * limit,
-      limit,
+      ...rowsOf(asked),
     });
-    return { playbooks: result.playbooks satisfies PlaybookSummary[], pagination: { page, limit, total: result.total } };
+    return pageOf('playbooks', playbooks satisfies PlaybookSummary[], asked, total);
   }
 
   async create(caller: Caller, input: CreatePlaybookInput): Promise<PlaybookDetail> {
-    const explicit = input.slug !== undefined;
-    const base = explicit ? input.slug! : slugBase(input.title, 'playbook');
     const record = {
       title: input.title,
       summary: input.summary ?? null,
@@ -61,12 +58,7 @@ export class PlaybookService {
       try {
         const created = await this.repo.create(
           caller.workspaceId,
-          base,
-          (taken, claim) => settleSlug(base, taken, (free) => {
-            if (!explicit) return firstFreeSlug(base, free);
-            if (free.has(base)) throw slugTaken(base);
-            return base;
-          }, claim),
+          (claim) => allocateSlug({ explicit: input.slug, title: input.title, fallback: 'playbook' }, claim, slugTaken),
           { ...record, id: newId('pb'), versionId: newId('pbv'), now: this.now() },
           stampOf(caller, this.now()),
         );
@@ -76,18 +68,15 @@ export class PlaybookService {
       } catch (err) {
         // Creations of one slug take turns on its claim; only a concurrent PATCH of a slug can still collide.
         if (!isConstraintViolation(err)) throw err;
-        if (explicit) throw slugTaken(base);
+        if (input.slug !== undefined) throw slugTaken(input.slug);
         if (attempt >= slugAttempts) throw err;
       }
     }
   }
 
-  /** The id of a playbook named by id or slug (ids carry an underscore, which no slug has); 404 for an unknown slug. */
-  async idOf(caller: Caller, idOrSlug: string): Promise<string> {
-    if (idOrSlug.includes('_')) return idOrSlug;
-    const id = await this.repo.idBySlug(caller.workspaceId, idOrSlug);
-    if (!id) throw notFound('Playbook');
-    return id;
+  /** The id of a playbook named by its id or its slug; 404 for an unknown slug. */
+  idOf(caller: Caller, idOrSlug: string): Promise<string> {
+    return idOf('pb', idOrSlug, (slug) => this.repo.idBySlug(caller.workspaceId, slug), 'Playbook');
   }
 
   /** The playbook, from its own workspace or, when parent_readonly, from the parent workspace. */

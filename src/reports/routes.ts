@@ -1,39 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, WorkspacePath } from '../http/common-schemas.js';
+import { WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { csvType, sendCsv, tabularFormat } from '../http/tabular.js';
 import { reportCatalog } from './catalog.js';
+import { type ReportParamValue, ReportResultSchema, ReportSummarySchema } from './schemas.js';
 import type { ReportService } from './service.js';
-
-const ParamValue = Nullable(Type.Union([Type.String(), Type.Number(), Type.Boolean()]));
-
-const ReportSummary = Type.Object({
-  name: Type.String(),
-  title: Type.String(),
-  description: Type.String(),
-  path: Type.String({ description: 'Where to run it (GET), under the workspace' }),
-  parameters: Type.Array(
-    Type.Object({
-      name: Type.String(),
-      type: Type.Union([Type.Literal('integer'), Type.Literal('string'), Type.Literal('boolean'), Type.Literal('date'), Type.Literal('month')]),
-      description: Type.String(),
-      required: Type.Boolean(),
-      default: Type.Optional(ParamValue),
-      minimum: Type.Optional(Type.Integer()),
-      maximum: Type.Optional(Type.Integer()),
-      values: Type.Optional(Type.Array(Type.String())),
-    }),
-  ),
-  columns: Type.Array(Type.String()),
-});
-
-const ReportResult = Type.Object({
-  report: Type.String(),
-  parameters: Type.Record(Type.String(), ParamValue, { description: 'Every parameter as the report ran with it, defaults included' }),
-  columns: Type.Array(Type.String()),
-  rows: Type.Array(Type.Array(Type.Unknown()), { description: 'One array per row, in the order of columns' }),
-  rowCount: Type.Integer({ minimum: 0 }),
-});
 
 const base = { tag: 'Reports', access: { kind: 'workspace', minRole: 'viewer' }, params: WorkspacePath } as const;
 
@@ -48,7 +19,7 @@ export function reportRoutes(s: { reports: ReportService }): AnyRoute[] {
     defineRoute({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/reports', operationId: 'listReports',
       summary: 'List the saved reports',
-      responses: { 200: { description: 'Every report, its parameters and columns', schema: Type.Object({ reports: Type.Array(ReportSummary) }) } },
+      responses: { 200: { description: 'Every report, its parameters and columns', schema: Type.Object({ reports: Type.Array(ReportSummarySchema) }) } },
       handler: async ({ ctx, params }) => {
         ctx.body = {
           reports: reports.map((r) => ({
@@ -77,9 +48,9 @@ export function reportRoutes(s: { reports: ReportService }): AnyRoute[] {
         summary: `Report: ${report.title}`,
         description: `${report.description}\n\nColumns: ${report.columns.join(', ')}. Accept: text/csv gives CSV (lists as JSON).`,
         query: report.querySchema,
-        responses: { 200: { description: 'The rows', schema: ReportResult, otherTypes: { [csvType]: 'CSV with a header row' } } },
+        responses: { 200: { description: 'The rows', schema: ReportResultSchema, otherTypes: { [csvType]: 'CSV with a header row' } } },
         handler: async ({ ctx, params, query }) => {
-          const result = await s.reports.run(params.workspaceId, report.name, query as Record<string, unknown>);
+          const result = await s.reports.run(params.workspaceId, report.name, query as Partial<Record<string, ReportParamValue>>);
           if (tabularFormat(ctx, ['json', 'csv']) === 'csv') return sendCsv(ctx, result.columns, result.rows);
           ctx.body = result;
         },

@@ -2,14 +2,7 @@ import { notFound } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type Report, reportCatalog } from './catalog.js';
 import { ReportRepository } from './repository.js';
-
-export interface ReportResult {
-  report: string;
-  parameters: Record<string, unknown>;
-  columns: string[];
-  rows: unknown[][];
-  rowCount: number;
-}
+import type { ReportParamValue, ReportResult } from './schemas.js';
 
 /** The saved, workspace-scoped reports any member may run (cypher/reports, parsed once at start-up). */
 export class ReportService {
@@ -22,7 +15,7 @@ export class ReportService {
   }
 
   /** Runs a report with its validated parameters; a parameter left out without a default is null. */
-  async run(workspaceId: string, name: string, given: Record<string, unknown>): Promise<ReportResult> {
+  async run(workspaceId: string, name: string, given: Partial<Record<string, ReportParamValue>>): Promise<ReportResult> {
     const report = this.reports.find((r) => r.name === name);
     if (!report) throw notFound('Report');
     const parameters = Object.fromEntries(report.parameters.map((p) => [p.name, given[p.name] ?? p.default ?? null]));

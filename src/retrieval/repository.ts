@@ -2,41 +2,35 @@ import type { Annotation } from '../annotations/schemas.js';
 import { newId } from '../infra/ids.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import { type RelationshipType, linkTypeParams } from '../nodes/link-types.js';
-import type { FollowResult, LinkAmong, NodeChange } from './schemas.js';
+import type { FollowResult, LinkAmong, ManifestNode, NodeChange, PlaybookHead, RankReason } from './schemas.js';
 
-/** One ranked node as cypher/queries/retrieval/rank-bundle.cypher returns it. */
-export interface RankedNode {
-  id: string;
-  slug: string;
-  title: string;
-  nodeType: string;
-  importance: number;
-  readFirst: boolean;
-  edgeCaseOnly: boolean;
-  updatedAt: string;
-  score: number;
+/**
+ * One ranked node as cypher/queries/retrieval/rank-bundle.cypher returns it: a manifest node with its reason
+ * in columns of their own and the texts and stored counts every mode picks from.
+ */
+export type RankedNode = Omit<ManifestNode, 'reason' | 'tokenCount'> & {
   /** The relationship type of the last link of the best path, or READ_FIRST. */
   reasonKind: Exclude<RelationshipType, 'SUPERSEDES'> | 'READ_FIRST';
-  reasonFromId: string | null;
-  reasonDepth: number;
+  reasonFromId: RankReason['fromId'];
+  reasonDepth: RankReason['depth'];
   /** Types of open outdated/incorrect feedback about the node, which demoted it; empty when none. */
-  reasonFeedback: string[];
+  reasonFeedback: NonNullable<RankReason['openFeedback']>;
   content: string | null;
-  approxTokens: number;
   /** Stored o200k counts; null for a node the start-up backfill has not reached yet. */
   tokenCount: number | null;
   descriptionTokenCount: number | null;
   agentSummaryTokenCount: number | null;
-  description: string;
-  agentSummary: string | null;
-}
+};
 
+type ActiveVersion = NonNullable<PlaybookHead['activeVersion']>;
+
+/** The row of rank-bundle: the ranked nodes, and the playbook with its versions as stored (content is JSON text). */
 export interface Ranking {
   nodes: RankedNode[];
   omittedNodeIds: string[];
-  playbook: { id: string; title: string; slug: string };
-  latestVersion: { id: string; versionNumber: number; status: string } | null;
-  activeVersion: { id: string; versionNumber: number; status: string; content: string; changeNote: string | null } | null;
+  playbook: Pick<PlaybookHead, 'id' | 'title' | 'slug'>;
+  latestVersion: PlaybookHead['latestVersion'];
+  activeVersion: (Omit<ActiveVersion, 'content'> & { content: string }) | null;
   versionIds: string[];
   annotations: Annotation[];
 }
@@ -61,13 +55,13 @@ export class RetrievalRepository {
   }
 
   /**
-   * Has Neo4j plan the ranking statements before a request needs them. Planning rank-bundle takes 1-2 s (the
-   * statement is large), and Neo4j keeps a plan per statement text, parameter types and, for strings and
-   * lists, a size bucket (0, 1, then the next power of ten): a plan made for `''` is not used for an id, nor
-   * one made for a one-element list for a three-element one. So each statement runs once, matching nothing,
-   * for every combination the service sends: ids and timestamps as long as real ones (11-100 characters: one bucket),
-   * changedSince null or set, linkTypes null, one type or several. (An EXPLAIN without parameters planned
-   * an entry no request used: bench/RESULTS.md, "The first requests after a start".)
+   * Has Neo4j plan the ranking statements before a request needs them. Planning rank-bundle is slow (the
+   * statement is large; `npm run bench` times the first requests after a start), and Neo4j
+   * keeps a plan per statement text, parameter types and, for strings and lists, a size bucket (0, 1, then the
+   * next power of ten): a plan made for `''` is not used for an id, nor one made for a one-element list for a
+   * three-element one. So each statement runs once, matching nothing, for every combination the service sends:
+   * ids and timestamps as long as real ones (one size bucket), changedSince null or set, linkTypes null, one type
+   * or several. (An EXPLAIN without parameters plans an entry no request uses.)
    */
   async warmUp(): Promise<void> {
     const rank = { workspaceId: newId('ws'), playbookId: newId('pb'), depth: 2, maxNodes: 20, withContent: true, includeAnnotations: true, principalId: newId('usr') };

@@ -1,8 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { AnnotationSchema } from '../annotations/schemas.js';
-import { Id, Nullable, Strict, Timestamp, literals } from '../http/common-schemas.js';
-import { LinkTypeSchema, linkTypes } from '../nodes/link-types.js';
-import { VersionStatus } from '../playbooks/schemas.js';
+import { Id, Nullable, Strict, Timestamp, literals, named } from '../http/common-schemas.js';
+import { linkTypes } from '../nodes/link-types.js';
+import { LinkTypeSchema, NodeStatusSchema } from '../nodes/schemas.js';
+import { Content, VersionStatus } from '../playbooks/schemas.js';
 
 const maxNodes = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Hard cap on returned nodes; what it cuts is listed in omittedNodeIds' });
 const depth = Type.Integer({ minimum: 1, maximum: 5, default: 2, description: 'Hops from the playbook any link type may take; requires links are followed at any depth' });
@@ -37,7 +38,7 @@ export const ManifestQuery = Strict(
   { required: ['playbookId'] },
 );
 
-const Reason = Type.Object({
+const Reason = named('RankReason', Type.Object({
   // A superseded node is reached by its other links: supersedes is never the reason.
   kind: literals(['read-first', ...linkTypes.filter((t) => t !== 'supersedes')]),
   fromId: Nullable(Type.String({ description: 'The playbook or node the last link comes from; null for read-first' })),
@@ -45,7 +46,7 @@ const Reason = Type.Object({
   openFeedback: Type.Optional(Type.Array(literals(['incorrect', 'outdated'] as const), {
     description: 'Present when open feedback of these types flags the node: it then ranks after every unflagged node (with superseded ones) until the feedback is resolved or dismissed',
   })),
-});
+}));
 
 const rankedFields = {
   id: Type.String(),
@@ -60,30 +61,30 @@ const rankedFields = {
   reason: Reason,
 };
 
-const BundleNode = Type.Object({
+const BundleNode = named('BundleNode', Type.Object({
   ...rankedFields,
   content: Type.Optional(Nullable(Type.String({ description: 'standard and full modes' }))),
   agentSummary: Type.Optional(Nullable(Type.String({ description: 'summary mode: the agentSummary, or the description; full mode: the agentSummary' }))),
   description: Type.Optional(Type.String({ description: 'full mode' })),
-});
+}));
 
-const ManifestNode = Type.Object({
+const ManifestNode = named('ManifestNode', Type.Object({
   ...rankedFields,
   agentSummary: Nullable(Type.String()),
   description: Type.String(),
   approxTokens: Type.Integer({ description: 'Characters of content / 4, rounded up' }),
   tokenCount: Type.Integer({ description: 'Tokens (o200k_base) of the content, counted when the node was written' }),
-});
+}));
 
-const PlaybookHead = Type.Object({
+const PlaybookHead = named('PlaybookHead', Type.Object({
   id: Type.String(),
   title: Type.String(),
   slug: Type.String(),
   latestVersion: Nullable(Type.Object({ id: Type.String(), versionNumber: Type.Integer(), status: VersionStatus })),
   activeVersion: Nullable(
-    Type.Object({ id: Type.String(), versionNumber: Type.Integer(), status: VersionStatus, content: Type.Object({}, { additionalProperties: true }), changeNote: Nullable(Type.String()) }),
+    Type.Object({ id: Type.String(), versionNumber: Type.Integer(), status: VersionStatus, content: Content, changeNote: Nullable(Type.String()) }),
   ),
-});
+}));
 
 const Omitted = Type.Array(
   Type.Object({ id: Type.String(), reason: literals(['max-nodes', 'max-tokens'] as const) }),
@@ -152,7 +153,7 @@ export const UpdatesQuery = Strict(
 );
 
 export const UpdatesSchema = Type.Object({
-  nodes: Type.Array(Type.Object({ id: Type.String(), slug: Type.String(), title: Type.String(), status: Type.Union([Type.Literal('live'), Type.Literal('archived')]), updatedAt: Timestamp })),
+  nodes: Type.Array(Type.Object({ id: Type.String(), slug: Type.String(), title: Type.String(), status: NodeStatusSchema, updatedAt: Timestamp })),
   until: Timestamp,
 });
 
@@ -160,6 +161,9 @@ export type BundleQuery = Static<typeof BundleQuery>;
 export type ManifestQuery = Static<typeof ManifestQuery>;
 export type Mode = BundleQuery['mode'];
 export type LinkAmong = Static<typeof LinkAmong>;
+export type RankReason = Static<typeof Reason>;
+export type ManifestNode = Static<typeof ManifestNode>;
+export type PlaybookHead = Static<typeof PlaybookHead>;
 export type FollowQuery = Static<typeof FollowQuery>;
 export type FollowResult = Static<typeof FollowSchema>;
 export type NodeChange = UpdatesSchema['nodes'][number];

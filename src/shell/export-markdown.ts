@@ -8,7 +8,7 @@ import { type LinkType, linkTypes } from '../nodes/link-types.js';
 import { namesOf } from '../nodes/names.js';
 import { nameKey } from '../nodes/wikilinks.js';
 import { type ExportLinkItem, type ExportNodeItem, exportFormat, exportVersion } from '../transfer/schemas.js';
-import { download } from './client.js';
+import { exportToFile, serviceClient } from './connection.js';
 
 /**
  * `npm run cli -- export --workspace ws_… --format markdown --out DIR`: a workspace's live context nodes as a
@@ -288,7 +288,7 @@ async function downloadExport(workspaceId: string, key: string): Promise<Markdow
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'playbooks-export-'));
   try {
     const file = path.join(tmp, 'export.json');
-    await download(`/api/v1/workspaces/${encodeURIComponent(workspaceId)}/export`, key, file);
+    await exportToFile(serviceClient(key, workspaceId), file);
     const doc = await parseChunked(createReadStream(file));
     if (doc?.format !== exportFormat || doc.version !== exportVersion || !Array.isArray(doc.nodes) || !Array.isArray(doc.links)) {
       throw new AppError('invalid_request', `The service answered an export this command cannot read (format ${JSON.stringify(doc?.format)}, version ${JSON.stringify(doc?.version)})`);

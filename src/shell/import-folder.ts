@@ -1,10 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { ImportContextNodesData, ImportContextNodesResponse, PlaybooksClient } from '@playbooks/client';
 import cliProgress from 'cli-progress';
-import type { ImportNodeInput, ImportResult } from '../nodes/schemas.js';
+import type { ImportNodeInput } from '../nodes/schemas.js';
 import { maxImportNodes } from '../nodes/schemas.js';
-import { ApiProblem, ServiceUnreachable, call } from './client.js';
 import { nameKey } from '../nodes/wikilinks.js';
-import { type ScannedFile, type VaultFile, itemOf, nameIndex, scanVault } from './vault.js';
+import { serviceClient } from './connection.js';
+import { type VaultFile, itemOf } from './import-item.js';
+import type { ScannedFile } from './markdown-file.js';
+import { nameIndex, scanVault } from './vault.js';
 
 /**
  * `npm run cli -- import DIR --workspace ws_… [--dry-run] [--prune] [--strict]`: a markdown folder into a workspace,
@@ -49,13 +51,13 @@ const maxBatchBytes = 900 * 1024;
  */
 const requestsInFlight = 2;
 
-type Answer = ImportResult;
+type Answer = ImportContextNodesResponse;
 type Readable = ScannedFile & { meta: Record<string, unknown> };
 type Sent = { file: VaultFile & { item: ImportNodeInput }; bytes: number; result?: Answer['nodes'][number] };
 
 export async function importFolder(o: FolderImportOptions): Promise<FolderImportReport> {
-  const base = `/api/v1/workspaces/${encodeURIComponent(o.workspaceId)}/context-nodes`;
-  const stored = await storedNodes(base, o.key);
+  const client = serviceClient(o.key, o.workspaceId);
+  const stored = await storedNodes(client);
   const pinned = new Map(stored.filter((n) => n.sourcePath).map((n) => [n.sourcePath!, n.slug]));
   const files = scanVault(o.dir, pinned);
   const report: FolderImportReport = { dryRun: o.dryRun, files: files.length, created: [], updated: [], unchanged: 0, archived: [], errors: [], renamed: [], unresolved: [], aborted: false };
@@ -86,7 +88,8 @@ export async function importFolder(o: FolderImportOptions): Promise<FolderImport
     }
   }
 
-  const post = (body: object) => withRetries(() => call('POST', `${base}/import`, o.key, { body })).then((a) => a.json as Answer);
+  // The SDK retries a batch after a 429, a 503 or a lost connection: sending the same batch again changes nothing.
+  const post = (body: NonNullable<ImportContextNodesData['body']>) => client.nodes.import(body);
   const send = async (batch: Sent[], dryRun: boolean, bar?: cliProgress.SingleBar) => {
     const answer = await post({ nodes: batch.map((s) => s.file.item), dryRun });
     answer.nodes.forEach((r, i) => {
@@ -224,25 +227,11 @@ function* batches(items: Iterable<Sent>): Generator<Sent[]> {
 
 type StoredNode = { slug: string; status: string; sourcePath: string | null };
 
-/** The workspace's nodes (any status) before the import, page by page: their slugs and the files they came from. */
-async function storedNodes(base: string, key: string): Promise<StoredNode[]> {
+/** The workspace's nodes (any status) before the import: their slugs and the files they came from. */
+async function storedNodes(client: PlaybooksClient): Promise<StoredNode[]> {
   const nodes: StoredNode[] = [];
-  for (let page = 1; ; page += 1) {
-    const { json } = await withRetries(() => call('GET', `${base}?status=all&limit=200&page=${page}&sort=created_at&order=asc`, key));
-    nodes.push(...json.nodes.map((n: StoredNode) => ({ slug: n.slug, status: n.status, sourcePath: n.sourcePath })));
-    if (page * 200 >= json.pagination.total) return nodes;
+  for await (const n of client.nodes.list({ status: 'all', limit: 200, sort: 'created_at', order: 'asc' })) {
+    nodes.push({ slug: n.slug, status: n.status, sourcePath: n.sourcePath });
   }
-}
-
-/** A bulk import may be sent again (the same batch changes nothing twice): retried after a 503 or a lost connection. */
-async function withRetries<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await work();
-    } catch (err) {
-      const transient = err instanceof ServiceUnreachable || (err instanceof ApiProblem && (err.status === 503 || err.status === 429));
-      if (!transient || attempt >= 4) throw err;
-      await sleep(500 * 2 ** attempt);
-    }
-  }
+  return nodes;
 }

@@ -193,10 +193,11 @@ export interface ImportBatch {
   write(w: TransferWriter): Promise<void>;
 }
 
-type Row = Record<string, unknown>;
+/** An item of the import document (a playbook, version, node, link, annotation or feedback item). */
+type DocumentItem = Record<string, unknown>;
 
 /** The characters of text an item carries: its string values and the strings of its lists. */
-function charsOf(item: Row): number {
+function charsOf(item: DocumentItem): number {
   let chars = 0;
   for (const value of Object.values(item)) {
     if (typeof value === 'string') chars += value.length;
@@ -230,7 +231,7 @@ async function* batched<T>(items: Iterable<T>, measure: (item: T) => { units: nu
   if (batch.length) yield batch;
 }
 
-const plain = (item: Row) => ({ units: 1, chars: charsOf(item) });
+const plain = (item: DocumentItem) => ({ units: 1, chars: charsOf(item) });
 
 function* mapped<T, U>(items: Iterable<T>, f: (item: T, index: number) => U): Iterable<U> {
   let i = 0;

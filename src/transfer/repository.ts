@@ -1,5 +1,5 @@
 import { type AuditEntry, type AuditStamp, recordAudit } from '../audit/recorder.js';
-import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
+import type { GraphExecutor, GraphTx, Row } from '../infra/neo4j.js';
 import { type RelationshipType, linkTypeParams } from '../nodes/link-types.js';
 import { namesOf } from '../nodes/names.js';
 import { NodeRepository } from '../nodes/repository.js';
@@ -7,7 +7,6 @@ import type { TokenCounts } from '../nodes/token-count.js';
 import type { ContextNode } from '../nodes/schemas.js';
 import type { Wikilink } from '../nodes/wikilinks.js';
 
-type Row = Record<string, any>;
 export type RemarkLabel = 'Annotation' | 'Feedback';
 /** The labels of what an import writes, in the order a failed one is undone. */
 export type ImportedLabel = RemarkLabel | 'ContextNode' | 'PlaybookVersion' | 'Playbook';

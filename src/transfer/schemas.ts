@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Description, Id, Nullable, NullableTimestamp, Slug, Strict, Summary, Timestamp, Title, literals } from '../http/common-schemas.js';
 import { ScopeTypeSchema, SourceSchema, TargetTypeSchema, annotationContentMax } from '../annotations/schemas.js';
-import { FeedbackTypeSchema, StatusSchema as FeedbackStatusSchema } from '../feedback/schemas.js';
-import { CreateBody as NodeCreateBody, LinkTypeSchema, NodeTypeSchema, StatusSchema as NodeStatusSchema } from '../nodes/schemas.js';
+import { FeedbackStatusSchema, FeedbackTypeSchema } from '../feedback/schemas.js';
+import { CreateBody as NodeCreateBody, LinkTypeSchema, NodeStatusSchema, NodeTypeSchema } from '../nodes/schemas.js';
 import { ChangeNote, Content, FunctionArea, Tags, VersionStatus, Visibility } from '../playbooks/schemas.js';
 
 /**

@@ -3,13 +3,13 @@ import { stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
+import type { Row } from '../infra/neo4j.js';
 import { toNode } from '../nodes/repository.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type ImportBatch, ImportIds, Pace, type Stage, checkConsistent, checkSize, importBatches, maxBatchUnits, stages, undoBatches } from './import-plan.js';
 import { type ExportParts, TransferRepository } from './repository.js';
 import { type ExportDoc, type ImportSummary, exportFormat, exportVersion } from './schemas.js';
 
-type Row = Record<string, any>;
 type Header = Pick<ExportDoc, 'format' | 'version' | 'exportedAt' | 'workspace'>;
 
 /** The export document's text, field by field in the order of ExportDocument, each part's items as they are read. */

@@ -1,8 +1,6 @@
 import { type AuditStamp, pick, recordAudit, writeAudited } from '../audit/recorder.js';
-import type { GraphExecutor } from '../infra/neo4j.js';
+import type { GraphExecutor, Row } from '../infra/neo4j.js';
 import type { Delivery, Subscription } from './schemas.js';
-
-type Row = Record<string, any>;
 
 function toSubscription(s: Row): Subscription {
   return {

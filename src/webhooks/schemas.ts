@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Description, Id, Nullable, NullableTimestamp, Strict, Timestamp, literals } from '../http/common-schemas.js';
+import { Description, Id, Nullable, NullableTimestamp, Strict, Timestamp, literals, named } from '../http/common-schemas.js';
 
 /** The actions a subscription may ask for: the changes other systems react to (docs/api.md, "Webhooks"). */
 export const webhookEventTypes = [
@@ -13,11 +13,12 @@ export const webhookEventTypes = [
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
-const EventTypes = Type.Array(literals(webhookEventTypes), { minItems: 1, maxItems: webhookEventTypes.length, uniqueItems: true });
+const EventTypes = Type.Array(named('WebhookEventType', literals(webhookEventTypes)), { minItems: 1, maxItems: webhookEventTypes.length, uniqueItems: true });
 const Url = Type.String({ minLength: 1, maxLength: 2000, format: 'uri', description: 'http(s) URL the events are POSTed to' });
-const SubscriptionStatus = literals(['active', 'disabled'] as const);
+const SubscriptionStatus = named('WebhookStatus', literals(['active', 'disabled'] as const));
+const DeliveryStatus = named('DeliveryStatus', literals(['pending', 'delivered', 'failed', 'cancelled'] as const));
 
-export const SubscriptionSchema = Type.Object({
+export const SubscriptionSchema = named('WebhookSubscription', Type.Object({
   id: Type.String(),
   url: Type.String(),
   eventTypes: Type.Array(Type.String()),
@@ -27,7 +28,7 @@ export const SubscriptionSchema = Type.Object({
   disabledAt: NullableTimestamp,
   createdAt: Timestamp,
   updatedAt: Timestamp,
-});
+}));
 export type Subscription = Static<typeof SubscriptionSchema>;
 
 export const CreatedSubscriptionSchema = Type.Composite([
@@ -54,24 +55,24 @@ export type UpdateSubscriptionInput = Static<typeof UpdateSubscriptionBody>;
 export const SubscriptionPath = Strict({ workspaceId: Id('Workspace id'), subscriptionId: Id('Subscription id') });
 export const DeliveryPath = Strict({ workspaceId: Id('Workspace id'), subscriptionId: Id('Subscription id'), deliveryId: Id('Delivery id') });
 
-export const DeliverySchema = Type.Object({
+export const DeliverySchema = named('WebhookDelivery', Type.Object({
   id: Type.String({ description: 'Also the webhook-id header of every attempt' }),
   eventId: Type.String({ description: 'The audit event delivered' }),
   eventType: Type.String(),
   seq: Nullable(Type.Integer({ description: 'Its place in the subscription’s order; null until the dispatcher takes it up, moments after the change' })),
-  status: literals(['pending', 'delivered', 'failed', 'cancelled'] as const),
+  status: DeliveryStatus,
   attempts: Type.Integer({ minimum: 0 }),
   lastStatusCode: Nullable(Type.Integer()),
   lastError: Nullable(Type.String()),
   lastAttemptAt: NullableTimestamp,
   deliveredAt: NullableTimestamp,
   createdAt: Timestamp,
-});
+}));
 export type Delivery = Static<typeof DeliverySchema>;
 
 export const DeliveryListSchema = Type.Object({ deliveries: Type.Array(DeliverySchema) });
 export const DeliveryQuery = Strict({
-  status: Type.Optional(literals(['pending', 'delivered', 'failed', 'cancelled'] as const)),
+  status: Type.Optional(DeliveryStatus),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
 });
 export type DeliveryQuery = Static<typeof DeliveryQuery>;

@@ -1,9 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, RoleSchema, Timestamp } from '../http/common-schemas.js';
+import { Nullable, RoleSchema, Timestamp, literals, named } from '../http/common-schemas.js';
 
 /** Response schemas of the workspace endpoints; the types below are derived from them. */
 
-export const PlanSchema = Type.Union([Type.Literal('free'), Type.Literal('team'), Type.Literal('enterprise')]);
+export const PlanSchema = named('Plan', literals(['free', 'team', 'enterprise'] as const));
 
 /** A workspace as stored (the operator's API shows all of it). */
 export const StoredWorkspaceSchema = Type.Object({
@@ -33,7 +33,7 @@ export const UsageSchema = Type.Object({
     description: 'Every day of the month so far (UTC), oldest first, with the retrievals counted that day (bundles and manifests answered 200 or 304)',
   }),
 });
-export const MemberSchema = Type.Object({ userId: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: RoleSchema, joinedAt: Timestamp });
+export const MemberSchema = named('Member', Type.Object({ userId: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: RoleSchema, joinedAt: Timestamp }));
 
 export type Plan = Static<typeof PlanSchema>;
 /** A workspace as stored (the operator sees all of it). */
@@ -41,3 +41,5 @@ export type Workspace = Static<typeof StoredWorkspaceSchema>;
 /** A workspace as its members see it: with the caller's own role. */
 export type WorkspaceView = Static<typeof WorkspaceSchema>;
 export type Member = Static<typeof MemberSchema>;
+/** What GET /api/v1/workspaces/{id}/usage answers; the gate's QuotaMeter.usage builds it. */
+export type Usage = Static<typeof UsageSchema>;

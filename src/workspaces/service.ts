@@ -1,10 +1,9 @@
 import { stampOf } from '../audit/recorder.js';
 import type { Caller, Principal, Role } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
-import type { Usage } from '../gate/gate.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { WorkspaceRepository } from './repository.js';
-import type { Member, Workspace, WorkspaceView } from './schemas.js';
+import type { Member, Usage, Workspace, WorkspaceView } from './schemas.js';
 
 export class WorkspaceService {
   private readonly repo: WorkspaceRepository;

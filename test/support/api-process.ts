@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { freePort } from '../../src/infra/local-deps.js';
 import { projectRoot } from '../../src/infra/project-root.js';
+import { request } from './api.js';
 import { adminToken, env } from './harness.js';
 
 export interface ApiProcess {
@@ -46,8 +47,7 @@ export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the second API process exited (${child.exitCode}): ${output}`);
     try {
-      const res = await fetch(`${url}/readyz`);
-      if (res.status === 200) break;
+      if ((await request('GET', '/readyz', { baseUrl: url })).status === 200) break;
     } catch {
       // not listening yet
     }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PlaybooksClient } from '@playbooks/client';
 import { adminToken, env } from './harness.js';
 
 export interface Reply<T = any> {
@@ -18,20 +19,36 @@ export interface RequestOptions {
   baseUrl?: string;
 }
 
-/** One HTTP request to the API; JSON bodies are parsed, everything else is left in `text`. */
-export async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
+/** Longer than any test runs: a request that hangs is ended by the test's own timeout, which says more. */
+const attemptLimitMs = 10 * 60_000;
+
+/**
+ * The request exactly as the test gives it, through the SDK's low-level entry with retries off: one attempt, and
+ * so no Idempotency-Key, each answer as the service gave it.
+ */
+function send(method: string, path: string, options: RequestOptions, stream: boolean): Promise<Response> {
   const headers: Record<string, string> = { ...options.headers };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: BodyInit | undefined = options.rawBody as BodyInit | undefined;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${options.baseUrl ?? env.service.url}${path}`, { method, headers, body });
+  const client = new PlaybooksClient({ baseUrl: options.baseUrl ?? env.service.url, apiKey: options.token || null, retry: false, timeoutMs: attemptLimitMs });
+  return client.raw(method, path, { headers, body, stream });
+}
+
+/** One HTTP request to the API; JSON bodies are parsed, everything else is left in `text`. */
+export async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
+  const res = await send(method, path, options, false);
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
   const parsed = text && /json/.test(type) && !/ndjson/.test(type) ? JSON.parse(text) : undefined;
   return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** The same request, its answer's body left unread: to read as it arrives (an NDJSON stream, an export). */
+export function requestStream(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+  return send(method, path, options, true);
 }
 
 /** The `/api/v1/workspaces/{id}` prefix. */

@@ -1,3 +1,4 @@
+import { type Role, roles } from '@sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
@@ -122,7 +123,7 @@ export function Agents() {
   const queryClient = useQueryClient();
   const agents = useQuery({ queryKey: ['agents', ws], queryFn: () => clientFor(ws).agents.list() });
   const [name, setName] = useState('');
-  const [role, setRole] = useState<'viewer' | 'editor' | 'owner'>('viewer');
+  const [role, setRole] = useState<Role>('viewer');
   const [open, setOpen] = useState<string | null>(null);
   const register = useMutation({
     mutationFn: () => clientFor(ws).agents.register({ name: name.trim(), role }),
@@ -136,9 +137,7 @@ export function Agents() {
         <input id="agent-name" value={name} onChange={(e) => setName(e.target.value)} required />
         <label htmlFor="agent-role">Role</label>
         <select id="agent-role" value={role} onChange={(e) => setRole(e.target.value as typeof role)}>
-          <option value="viewer">viewer</option>
-          <option value="editor">editor</option>
-          <option value="owner">owner</option>
+          {roles.map((r) => <option key={r} value={r}>{r}</option>)}
         </select>
         <button type="submit" disabled={register.isPending}>Create agent</button>
       </form>

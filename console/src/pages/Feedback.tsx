@@ -1,13 +1,9 @@
+import { type Feedback, type FeedbackType, type TargetType, feedbackTypes, targetTypes } from '@sdk';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
 import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
-
-const feedbackTypes = ['incorrect', 'outdated', 'missing-context', 'helpful', 'low-signal'] as const;
-const targetTypes = ['playbook', 'playbook_version', 'context_node'] as const;
-type FeedbackType = (typeof feedbackTypes)[number];
-type TargetType = (typeof targetTypes)[number];
 
 function targetHref(type: TargetType, id: string): string | null {
   if (type === 'context_node') return `/nodes/${id}`;
@@ -15,7 +11,7 @@ function targetHref(type: TargetType, id: string): string | null {
   return null;
 }
 
-function Item({ ws, item }: { ws: string; item: { id: string; targetType: TargetType; targetId: string; feedbackType: string; summary: string; createdAt: string; authorKind: string } }) {
+function Item({ ws, item }: { ws: string; item: Feedback }) {
   const queryClient = useQueryClient();
   const [note, setNote] = useState('');
   const triage = useMutation({

@@ -1,3 +1,4 @@
+import { type LinkType, type NodeType, linkTypes } from '@sdk';
 import { useQuery } from '@tanstack/react-query';
 import Graph from 'graphology';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
@@ -5,11 +6,11 @@ import Sigma from 'sigma';
 import { EdgeLineProgram } from 'sigma/rendering';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { clientFor } from '../api.ts';
-import { linkTypes } from '../node-types.ts';
 import { type GraphModel, getGraph } from '../calls.ts';
 import type { LayoutFrame, LayoutMessage } from '../layout.worker.ts';
 import { ErrorNote, Loading, PageTitle } from '../ui.tsx';
 
+// Looked up by any string (with a fallback), and checked to name every node and link type of the API.
 const typeColours: Record<string, string> = {
   playbook: '#111111',
   brand: '#c2185b',
@@ -18,14 +19,15 @@ const typeColours: Record<string, string> = {
   'domain-knowledge': '#6a1b9a',
   example: '#ef6c00',
   index: '#00838f',
-};
-const linkStyles: Record<string, { color: string; size: number; type: 'arrow' | 'line' }> = {
+} satisfies Record<NodeType | 'playbook', string>;
+interface LinkStyle { color: string; size: number; type: 'arrow' | 'line' }
+const linkStyles: Record<string, LinkStyle> = {
   requires: { color: '#b71c1c', size: 2.5, type: 'arrow' },
   references: { color: '#9e9e9e', size: 1, type: 'arrow' },
   'relates-to': { color: '#c5cae9', size: 1, type: 'line' },
   supersedes: { color: '#6a1b9a', size: 2, type: 'arrow' },
   'index-entry': { color: '#80cbc4', size: 1, type: 'line' },
-};
+} satisfies Record<LinkType, LinkStyle>;
 
 declare global {
   interface Window {

@@ -1,13 +1,13 @@
 import type { CompletionContext, CompletionResult } from '@codemirror/autocomplete';
 import { markdown, markdownLanguage } from '@codemirror/lang-markdown';
 import { EditorView, basicSetup } from 'codemirror';
+import { type NodeType, nodeTypes } from '@sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
-import { type NodeType, nodeTypes } from '../node-types.ts';
 import { ErrorNote, Loading, PageTitle } from '../ui.tsx';
 
 /**

@@ -1,11 +1,11 @@
+import { type NodeStatus, type NodeType, nodeTypes } from '@sdk';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { clientFor } from '../api.ts';
-import { type NodeType, nodeTypes } from '../node-types.ts';
 import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
 
-type Status = 'live' | 'archived' | 'all';
+type Status = NodeStatus | 'all';
 
 /** The node list's address for a tag filter (the filter lives in the address, so a tag's link can set it). */
 const tagHref = (tag: string) => (tag ? `/nodes?tag=${encodeURIComponent(tag)}` : '/nodes');

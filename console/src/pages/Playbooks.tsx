@@ -1,11 +1,12 @@
+import { type ListPlaybooksData, type VersionStatus, versionStatuses } from '@sdk';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
 import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
 
-type Status = '' | 'draft' | 'approved' | 'deprecated';
-type Sort = 'updated_at' | 'title' | 'created_at';
+type Status = '' | VersionStatus;
+type Sort = NonNullable<NonNullable<ListPlaybooksData['query']>['sort']>;
 
 export function Playbooks() {
   const { ws } = useParams<{ ws: string }>();
@@ -30,9 +31,7 @@ export function Playbooks() {
           <label htmlFor="pb-status">Has a version that is</label>
           <select id="pb-status" value={status} onChange={(e) => { setStatus(e.target.value as Status); setPage(1); }}>
             <option value="">any status</option>
-            <option value="draft">draft</option>
-            <option value="approved">approved</option>
-            <option value="deprecated">deprecated</option>
+            {versionStatuses.map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
         </div>
         <div>

@@ -1,5 +1,5 @@
 // GET {ws}/context/nodes/{nodeId}/follow: the live context nodes around a start node, ranked with the bundle's
-// ordering rules (decisions §5 "Retrieval", Follow). Does not count against the quota.
+// ordering rules (docs/api.md, "Retrieval"). Does not count against the quota.
 //
 // Parameters
 //   $workspaceId  string   the caller's workspace

@@ -1,5 +1,5 @@
 // Ranked context of a playbook, shared by GET {ws}/context/bundle and GET {ws}/context/manifest
-// (decisions §5 "Retrieval", ranking rules 1-8).
+// (the ranking rules of docs/api.md, "Retrieval").
 //
 // Parameters
 //   $workspaceId   string   the caller's workspace; every node read is scoped by it

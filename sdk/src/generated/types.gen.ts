@@ -4,6 +4,450 @@ export type ClientOptions = {
     baseUrl: `${string}://${string}` | (string & {});
 };
 
+export type Agent = {
+    id: string;
+    name: string;
+    description: string | null;
+    /**
+     * The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.
+     */
+    role: Role;
+    /**
+     * The human accountable for the agent
+     */
+    sponsorUserId: string;
+    workspaceId: string;
+    status: AgentStatus;
+    createdAt: Timestamp;
+    deactivatedAt: Timestamp | null;
+};
+
+export type AgentStatus = 'active' | 'deactivated';
+
+export type Annotation = {
+    /**
+     * ann_…
+     */
+    id: string;
+    targetType: TargetType;
+    targetId: string;
+    scopeType: AnnotationScope;
+    title: string;
+    content: string;
+    source: AnnotationSource;
+    /**
+     * The principal that wrote it: a user (usr_…) or an agent (ag_…)
+     */
+    authorId: string;
+    createdAt: Timestamp;
+};
+
+/**
+ * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
+ */
+export type AnnotationScope = 'workspace_overlay' | 'agent_local';
+
+/**
+ * agent when written with an agent key, human when written with a user key
+ */
+export type AnnotationSource = 'agent' | 'human';
+
+export type AuditEvent = {
+    id: string;
+    workspaceId: string | null;
+    /**
+     * e.g. playbook.version.approved, agent.key.revoked (see the event catalogue)
+     */
+    action: string;
+    actor: {
+        kind: 'user' | 'agent' | 'operator' | 'analyst';
+        id: string | null;
+        sponsorUserId: string | null;
+    };
+    /**
+     * The ids the change touched, the main one first
+     */
+    targetIds: Array<string>;
+    /**
+     * The X-Request-Id of the request that made the change
+     */
+    requestId: string;
+    at: Timestamp;
+    before: {
+        [key: string]: unknown;
+    } | null;
+    after: {
+        [key: string]: unknown;
+    } | null;
+};
+
+export type AuditPage = {
+    events: Array<AuditEvent>;
+    nextCursor: string | null;
+};
+
+export type BundleNode = {
+    id: string;
+    slug: string;
+    title: string;
+    nodeType: string;
+    importance: number;
+    readFirst: boolean;
+    edgeCaseOnly: boolean;
+    updatedAt: Timestamp;
+    /**
+     * Higher ranks first; consistent with the order
+     */
+    score: number;
+    reason: RankReason;
+    content?: string | null;
+    agentSummary?: string | null;
+    /**
+     * full mode
+     */
+    description?: string;
+};
+
+export type ContextNode = {
+    id: string;
+    slug: string;
+    title: string;
+    description: string;
+    /**
+     * Markdown; empty when none was given
+     */
+    content: string;
+    nodeType: NodeType;
+    agentSummary: string | null;
+    importance: number;
+    /**
+     * Essential context, always included
+     */
+    readFirst: boolean;
+    /**
+     * Included only when specifically relevant
+     */
+    edgeCaseOnly: boolean;
+    status: NodeStatus;
+    createdAt: Timestamp;
+    updatedAt: Timestamp;
+    archivedAt: Timestamp | null;
+    /**
+     * Other names wikilinks may call the node by; empty when none
+     */
+    aliases: Array<string>;
+    /**
+     * Empty when none
+     */
+    tags: Array<string>;
+    sourcePath: string | null;
+};
+
+export type CreatedKey = {
+    id: string;
+    label: string | null;
+    /**
+     * The full key: shown in this answer only
+     */
+    key: string;
+    /**
+     * The first 12 characters of the key
+     */
+    prefix: string;
+    createdAt: Timestamp;
+};
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+
+export type Feedback = {
+    /**
+     * fb_…
+     */
+    id: string;
+    targetType: TargetType;
+    targetId: string;
+    feedbackType: FeedbackType;
+    summary: string;
+    status: FeedbackStatus;
+    resolutionNote: string | null;
+    /**
+     * The principal that sent it: a user (usr_…) or an agent (ag_…)
+     */
+    authorId: string;
+    /**
+     * user (a user key) or agent (an agent key)
+     */
+    authorKind: 'user' | 'agent';
+    createdAt: Timestamp;
+    updatedAt: Timestamp;
+};
+
+/**
+ * open (new), resolved (acted upon) or dismissed (no action)
+ */
+export type FeedbackStatus = 'open' | 'resolved' | 'dismissed';
+
+/**
+ * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
+ */
+export type FeedbackType = 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
+
+export type Link = {
+    id: string;
+    sourceId: string;
+    sourceType: 'context_node' | 'playbook';
+    targetId: string;
+    linkType: LinkType;
+    /**
+     * manual (made through the API) or wikilink (from the source’s content)
+     */
+    origin: 'manual' | 'wikilink';
+    createdAt: Timestamp;
+};
+
+/**
+ * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
+ */
+export type LinkType = 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+
+export type LinkView = {
+    id: string;
+    sourceId: string;
+    sourceType: 'context_node' | 'playbook';
+    targetId: string;
+    linkType: LinkType;
+    /**
+     * manual (made through the API) or wikilink (from the source’s content)
+     */
+    origin: 'manual' | 'wikilink';
+    createdAt: Timestamp;
+    /**
+     * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
+     */
+    sections: Array<string>;
+    /**
+     * Title of the other end
+     */
+    title: string;
+    /**
+     * Slug of the other end
+     */
+    slug: string;
+};
+
+export type ManifestNode = {
+    id: string;
+    slug: string;
+    title: string;
+    nodeType: string;
+    importance: number;
+    readFirst: boolean;
+    edgeCaseOnly: boolean;
+    updatedAt: Timestamp;
+    /**
+     * Higher ranks first; consistent with the order
+     */
+    score: number;
+    reason: RankReason;
+    agentSummary: string | null;
+    description: string;
+    /**
+     * Characters of content / 4, rounded up
+     */
+    approxTokens: number;
+    /**
+     * Tokens (o200k_base) of the content, counted when the node was written
+     */
+    tokenCount: number;
+};
+
+export type Member = {
+    userId: string;
+    email: string;
+    name: string | null;
+    role: Role;
+    joinedAt: Timestamp;
+};
+
+export type NodeDetail = {
+    id: string;
+    slug: string;
+    title: string;
+    description: string;
+    /**
+     * Markdown; empty when none was given
+     */
+    content: string;
+    nodeType: NodeType;
+    agentSummary: string | null;
+    importance: number;
+    /**
+     * Essential context, always included
+     */
+    readFirst: boolean;
+    /**
+     * Included only when specifically relevant
+     */
+    edgeCaseOnly: boolean;
+    status: NodeStatus;
+    createdAt: Timestamp;
+    updatedAt: Timestamp;
+    archivedAt: Timestamp | null;
+    /**
+     * Other names wikilinks may call the node by; empty when none
+     */
+    aliases: Array<string>;
+    /**
+     * Empty when none
+     */
+    tags: Array<string>;
+    sourcePath: string | null;
+    /**
+     * Links from this node, oldest first, with the target’s title and slug
+     */
+    outgoingLinks: Array<LinkView>;
+    /**
+     * Links to this node from nodes and playbooks, oldest first, with the source’s title and slug
+     */
+    incomingLinks: Array<LinkView>;
+    /**
+     * Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted
+     */
+    unresolvedLinks: Array<string>;
+};
+
+export type NodeStatus = 'live' | 'archived';
+
+/**
+ * brand, process, reference, domain-knowledge, example or index
+ */
+export type NodeType = 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+
+export type Pagination = {
+    page: number;
+    limit: number;
+    total: number;
+};
+
+export type Plan = 'free' | 'team' | 'enterprise';
+
+/**
+ * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
+ */
+export type PlaybookContent = {
+    [key: string]: unknown;
+};
+
+export type PlaybookDetail = {
+    id: string;
+    title: string;
+    slug: string;
+    summary: string | null;
+    functionArea: string | null;
+    visibility: Visibility;
+    /**
+     * The owning user: the creator, or the sponsor of the creating agent
+     */
+    ownerId: string;
+    tags: Array<string>;
+    /**
+     * The version with the highest versionNumber, whatever its status
+     */
+    latestVersion: {
+        id: string;
+        versionNumber: number;
+        status: VersionStatus;
+    };
+    activeVersion: {
+        id: string;
+        versionNumber: number;
+    } | null;
+    createdAt: Timestamp;
+    updatedAt: Timestamp;
+    /**
+     * The workspace the playbook belongs to (differs from the path when read from a parent workspace)
+     */
+    workspaceId: string;
+    description: string | null;
+    archivedAt: Timestamp | null;
+    /**
+     * Every version, newest first
+     */
+    versions: Array<PlaybookVersion>;
+    /**
+     * Context nodes the playbook links to, by title
+     */
+    contextNodes: Array<{
+        linkId: string;
+        linkType: LinkType;
+        id: string;
+        title: string;
+        slug: string | null;
+        nodeType: string | null;
+        status: string | null;
+    }>;
+};
+
+export type PlaybookHead = {
+    id: string;
+    title: string;
+    slug: string;
+    latestVersion: {
+        id: string;
+        versionNumber: number;
+        status: VersionStatus;
+    } | null;
+    activeVersion: {
+        id: string;
+        versionNumber: number;
+        status: VersionStatus;
+        content: PlaybookContent;
+        changeNote: string | null;
+    } | null;
+};
+
+export type PlaybookSummary = {
+    id: string;
+    title: string;
+    slug: string;
+    summary: string | null;
+    functionArea: string | null;
+    visibility: Visibility;
+    /**
+     * The owning user: the creator, or the sponsor of the creating agent
+     */
+    ownerId: string;
+    tags: Array<string>;
+    /**
+     * The version with the highest versionNumber, whatever its status
+     */
+    latestVersion: {
+        id: string;
+        versionNumber: number;
+        status: VersionStatus;
+    };
+    activeVersion: {
+        id: string;
+        versionNumber: number;
+    } | null;
+    createdAt: Timestamp;
+    updatedAt: Timestamp;
+};
+
+export type PlaybookVersion = {
+    id: string;
+    versionNumber: number;
+    status: VersionStatus;
+    content: PlaybookContent;
+    changeNote: string | null;
+    createdAt: Timestamp;
+    /**
+     * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
+     */
+    createdBy: string;
+    approvedAt: Timestamp | null;
+};
+
 /**
  * RFC 9457 problem details
  */
@@ -25,6 +469,95 @@ export type Problem = {
         message: string;
         in?: string;
     }>;
+};
+
+export type RankReason = {
+    kind: 'read-first' | 'requires' | 'references' | 'relates-to' | 'index-entry';
+    fromId: string | null;
+    /**
+     * Hops from the playbook on the best path (1 = linked straight from it; read-first nodes count as 1)
+     */
+    depth: number;
+    /**
+     * Present when open feedback of these types flags the node: it then ranks after every unflagged node (with superseded ones) until the feedback is resolved or dismissed
+     */
+    openFeedback?: Array<'incorrect' | 'outdated'>;
+};
+
+export type ReportResult = {
+    report: string;
+    /**
+     * Every parameter as the report ran with it, defaults included
+     */
+    parameters: {
+        [key: string]: unknown | string | number | boolean | null;
+    };
+    columns: Array<string>;
+    /**
+     * One array per row, in the order of columns
+     */
+    rows: Array<Array<unknown>>;
+    rowCount: number;
+};
+
+export type Role = 'viewer' | 'editor' | 'owner';
+
+/**
+ * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
+ */
+export type Slug = string;
+
+/**
+ * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
+ */
+export type TargetType = 'playbook' | 'playbook_version' | 'context_node';
+
+/**
+ * ISO 8601 UTC with milliseconds
+ */
+export type Timestamp = string;
+
+export type VersionStatus = 'draft' | 'approved' | 'deprecated';
+
+/**
+ * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
+ */
+export type Visibility = 'workspace_private' | 'parent_readonly';
+
+export type WebhookDelivery = {
+    /**
+     * Also the webhook-id header of every attempt
+     */
+    id: string;
+    /**
+     * The audit event delivered
+     */
+    eventId: string;
+    eventType: string;
+    seq: number | null;
+    status: DeliveryStatus;
+    attempts: number;
+    lastStatusCode: number | null;
+    lastError: string | null;
+    lastAttemptAt: Timestamp | null;
+    deliveredAt: Timestamp | null;
+    createdAt: Timestamp;
+};
+
+export type WebhookEventType = 'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'playbook.version.rolled_back' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'node.imported' | 'workspace.imported' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'agent.key.rotated' | 'quota.warning' | 'quota.exhausted';
+
+export type WebhookStatus = 'active' | 'disabled';
+
+export type WebhookSubscription = {
+    id: string;
+    url: string;
+    eventTypes: Array<string>;
+    description: string | null;
+    status: WebhookStatus;
+    disabledReason: string | null;
+    disabledAt: Timestamp | null;
+    createdAt: Timestamp;
+    updatedAt: Timestamp;
 };
 
 export type AdminCreateUserData = {
@@ -92,10 +625,7 @@ export type AdminCreateUserResponses = {
         id: string;
         email: string;
         name: string | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
+        createdAt: Timestamp;
     };
 };
 
@@ -166,22 +696,7 @@ export type AdminCreateUserKeyResponses = {
     /**
      * The key, in full only here
      */
-    201: {
-        id: string;
-        label: string | null;
-        /**
-         * The full key: shown in this answer only
-         */
-        key: string;
-        /**
-         * The first 12 characters of the key
-         */
-        prefix: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-    };
+    201: CreatedKey;
 };
 
 export type AdminCreateUserKeyResponse = AdminCreateUserKeyResponses[keyof AdminCreateUserKeyResponses];
@@ -243,7 +758,7 @@ export type AdminCreateWorkspaceData = {
          * Opaque id with a type prefix
          */
         ownerUserId: string;
-        plan?: 'free' | 'team' | 'enterprise';
+        plan?: Plan;
         /**
          * Opaque id with a type prefix
          */
@@ -308,13 +823,10 @@ export type AdminCreateWorkspaceResponses = {
     201: {
         id: string;
         name: string;
-        plan: 'free' | 'team' | 'enterprise';
+        plan: Plan;
         parentWorkspaceId: string | null;
         monthlyRetrievalLimit: number | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
+        createdAt: Timestamp;
     };
 };
 
@@ -323,7 +835,7 @@ export type AdminCreateWorkspaceResponse = AdminCreateWorkspaceResponses[keyof A
 export type AdminUpdateWorkspaceData = {
     body?: {
         name?: string;
-        plan?: 'free' | 'team' | 'enterprise';
+        plan?: Plan;
         monthlyRetrievalLimit?: number | null;
         parentWorkspaceId?: string | null;
     };
@@ -377,13 +889,10 @@ export type AdminUpdateWorkspaceResponses = {
     200: {
         id: string;
         name: string;
-        plan: 'free' | 'team' | 'enterprise';
+        plan: Plan;
         parentWorkspaceId: string | null;
         monthlyRetrievalLimit: number | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
+        createdAt: Timestamp;
     };
 };
 
@@ -419,11 +928,8 @@ export type ListWorkspacesResponses = {
             name: string;
             plan: string;
             parentWorkspaceId: string | null;
-            role: 'viewer' | 'editor' | 'owner';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
+            role: Role;
+            createdAt: Timestamp;
         }>;
     };
 };
@@ -480,11 +986,8 @@ export type GetWorkspaceResponses = {
         name: string;
         plan: string;
         parentWorkspaceId: string | null;
-        role: 'viewer' | 'editor' | 'owner';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
+        role: Role;
+        createdAt: Timestamp;
     };
 };
 
@@ -540,10 +1043,7 @@ export type GetUsageResponses = {
         used: number;
         limit: number;
         remaining: number;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        resetsAt: string;
+        resetsAt: Timestamp;
         /**
          * Every day of the month so far (UTC), oldest first, with the retrievals counted that day (bundles and manifests answered 200 or 304)
          */
@@ -602,16 +1102,7 @@ export type ListMembersResponses = {
      * Members, oldest first
      */
     200: {
-        members: Array<{
-            userId: string;
-            email: string;
-            name: string | null;
-            role: 'viewer' | 'editor' | 'owner';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            joinedAt: string;
-        }>;
+        members: Array<Member>;
     };
 };
 
@@ -623,7 +1114,7 @@ export type AddMemberData = {
          * Opaque id with a type prefix
          */
         userId: string;
-        role: 'viewer' | 'editor' | 'owner';
+        role: Role;
     };
     headers?: {
         /**
@@ -690,16 +1181,7 @@ export type AddMemberResponses = {
     /**
      * The new member
      */
-    201: {
-        userId: string;
-        email: string;
-        name: string | null;
-        role: 'viewer' | 'editor' | 'owner';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        joinedAt: string;
-    };
+    201: Member;
 };
 
 export type AddMemberResponse = AddMemberResponses[keyof AddMemberResponses];
@@ -764,7 +1246,7 @@ export type RemoveMemberResponse = RemoveMemberResponses[keyof RemoveMemberRespo
 
 export type ChangeMemberRoleData = {
     body: {
-        role: 'viewer' | 'editor' | 'owner';
+        role: Role;
     };
     path: {
         /**
@@ -825,16 +1307,7 @@ export type ChangeMemberRoleResponses = {
     /**
      * The member
      */
-    200: {
-        userId: string;
-        email: string;
-        name: string | null;
-        role: 'viewer' | 'editor' | 'owner';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        joinedAt: string;
-    };
+    200: Member;
 };
 
 export type ChangeMemberRoleResponse = ChangeMemberRoleResponses[keyof ChangeMemberRoleResponses];
@@ -851,7 +1324,7 @@ export type ListPlaybooksData = {
         /**
          * Keep playbooks with at least one version in this status
          */
-        status?: 'draft' | 'approved' | 'deprecated';
+        status?: VersionStatus;
         /**
          * Exact function area
          */
@@ -913,47 +1386,8 @@ export type ListPlaybooksResponses = {
      * One page of playbooks
      */
     200: {
-        playbooks: Array<{
-            id: string;
-            title: string;
-            slug: string;
-            summary: string | null;
-            functionArea: string | null;
-            /**
-             * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
-             */
-            visibility: 'workspace_private' | 'parent_readonly';
-            /**
-             * The owning user: the creator, or the sponsor of the creating agent
-             */
-            ownerId: string;
-            tags: Array<string>;
-            /**
-             * The version with the highest versionNumber, whatever its status
-             */
-            latestVersion: {
-                id: string;
-                versionNumber: number;
-                status: 'draft' | 'approved' | 'deprecated';
-            };
-            activeVersion: {
-                id: string;
-                versionNumber: number;
-            } | null;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-        }>;
-        pagination: {
-            page: number;
-            limit: number;
-            total: number;
-        };
+        playbooks: Array<PlaybookSummary>;
+        pagination: Pagination;
     };
 };
 
@@ -962,31 +1396,20 @@ export type ListPlaybooksResponse = ListPlaybooksResponses[keyof ListPlaybooksRe
 export type CreatePlaybookData = {
     body: {
         title: string;
-        /**
-         * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
-         */
-        slug?: string;
+        slug?: Slug;
         summary?: string;
         description?: string;
         /**
          * Category label, free text
          */
         functionArea?: string;
-        /**
-         * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
-         */
-        visibility?: 'workspace_private' | 'parent_readonly';
+        visibility?: Visibility;
         /**
          * Free-text tags (1 to 100 characters each, at most 50); duplicates are dropped, order kept
          */
         tags?: Array<string>;
         version: {
-            /**
-             * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-             */
-            content: {
-                [key: string]: unknown;
-            };
+            content: PlaybookContent;
             changeNote?: string;
         };
     };
@@ -1055,84 +1478,7 @@ export type CreatePlaybookResponses = {
     /**
      * The new playbook, with its draft version 1
      */
-    201: {
-        id: string;
-        title: string;
-        slug: string;
-        summary: string | null;
-        functionArea: string | null;
-        /**
-         * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
-         */
-        visibility: 'workspace_private' | 'parent_readonly';
-        /**
-         * The owning user: the creator, or the sponsor of the creating agent
-         */
-        ownerId: string;
-        tags: Array<string>;
-        /**
-         * The version with the highest versionNumber, whatever its status
-         */
-        latestVersion: {
-            id: string;
-            versionNumber: number;
-            status: 'draft' | 'approved' | 'deprecated';
-        };
-        activeVersion: {
-            id: string;
-            versionNumber: number;
-        } | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-        /**
-         * The workspace the playbook belongs to (differs from the path when read from a parent workspace)
-         */
-        workspaceId: string;
-        description: string | null;
-        archivedAt: string | null;
-        /**
-         * Every version, newest first
-         */
-        versions: Array<{
-            id: string;
-            versionNumber: number;
-            status: 'draft' | 'approved' | 'deprecated';
-            /**
-             * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-             */
-            content: {
-                [key: string]: unknown;
-            };
-            changeNote: string | null;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
-             */
-            createdBy: string;
-            approvedAt: string | null;
-        }>;
-        /**
-         * Context nodes the playbook links to, by title
-         */
-        contextNodes: Array<{
-            linkId: string;
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            id: string;
-            title: string;
-            slug: string | null;
-            nodeType: string | null;
-            status: string | null;
-        }>;
-    };
+    201: PlaybookDetail;
 };
 
 export type CreatePlaybookResponse = CreatePlaybookResponses[keyof CreatePlaybookResponses];
@@ -1240,84 +1586,7 @@ export type GetPlaybookResponses = {
     /**
      * The playbook
      */
-    200: {
-        id: string;
-        title: string;
-        slug: string;
-        summary: string | null;
-        functionArea: string | null;
-        /**
-         * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
-         */
-        visibility: 'workspace_private' | 'parent_readonly';
-        /**
-         * The owning user: the creator, or the sponsor of the creating agent
-         */
-        ownerId: string;
-        tags: Array<string>;
-        /**
-         * The version with the highest versionNumber, whatever its status
-         */
-        latestVersion: {
-            id: string;
-            versionNumber: number;
-            status: 'draft' | 'approved' | 'deprecated';
-        };
-        activeVersion: {
-            id: string;
-            versionNumber: number;
-        } | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-        /**
-         * The workspace the playbook belongs to (differs from the path when read from a parent workspace)
-         */
-        workspaceId: string;
-        description: string | null;
-        archivedAt: string | null;
-        /**
-         * Every version, newest first
-         */
-        versions: Array<{
-            id: string;
-            versionNumber: number;
-            status: 'draft' | 'approved' | 'deprecated';
-            /**
-             * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-             */
-            content: {
-                [key: string]: unknown;
-            };
-            changeNote: string | null;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
-             */
-            createdBy: string;
-            approvedAt: string | null;
-        }>;
-        /**
-         * Context nodes the playbook links to, by title
-         */
-        contextNodes: Array<{
-            linkId: string;
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            id: string;
-            title: string;
-            slug: string | null;
-            nodeType: string | null;
-            status: string | null;
-        }>;
-    };
+    200: PlaybookDetail;
 };
 
 export type GetPlaybookResponse = GetPlaybookResponses[keyof GetPlaybookResponses];
@@ -1325,17 +1594,11 @@ export type GetPlaybookResponse = GetPlaybookResponses[keyof GetPlaybookResponse
 export type UpdatePlaybookData = {
     body?: {
         title?: string;
-        /**
-         * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
-         */
-        slug?: string;
+        slug?: Slug;
         summary?: string | null;
         description?: string | null;
         functionArea?: string | null;
-        /**
-         * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
-         */
-        visibility?: 'workspace_private' | 'parent_readonly';
+        visibility?: Visibility;
         /**
          * Free-text tags (1 to 100 characters each, at most 50); duplicates are dropped, order kept
          */
@@ -1404,84 +1667,7 @@ export type UpdatePlaybookResponses = {
     /**
      * The updated playbook
      */
-    200: {
-        id: string;
-        title: string;
-        slug: string;
-        summary: string | null;
-        functionArea: string | null;
-        /**
-         * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
-         */
-        visibility: 'workspace_private' | 'parent_readonly';
-        /**
-         * The owning user: the creator, or the sponsor of the creating agent
-         */
-        ownerId: string;
-        tags: Array<string>;
-        /**
-         * The version with the highest versionNumber, whatever its status
-         */
-        latestVersion: {
-            id: string;
-            versionNumber: number;
-            status: 'draft' | 'approved' | 'deprecated';
-        };
-        activeVersion: {
-            id: string;
-            versionNumber: number;
-        } | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-        /**
-         * The workspace the playbook belongs to (differs from the path when read from a parent workspace)
-         */
-        workspaceId: string;
-        description: string | null;
-        archivedAt: string | null;
-        /**
-         * Every version, newest first
-         */
-        versions: Array<{
-            id: string;
-            versionNumber: number;
-            status: 'draft' | 'approved' | 'deprecated';
-            /**
-             * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-             */
-            content: {
-                [key: string]: unknown;
-            };
-            changeNote: string | null;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
-             */
-            createdBy: string;
-            approvedAt: string | null;
-        }>;
-        /**
-         * Context nodes the playbook links to, by title
-         */
-        contextNodes: Array<{
-            linkId: string;
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            id: string;
-            title: string;
-            slug: string | null;
-            nodeType: string | null;
-            status: string | null;
-        }>;
-    };
+    200: PlaybookDetail;
 };
 
 export type UpdatePlaybookResponse = UpdatePlaybookResponses[keyof UpdatePlaybookResponses];
@@ -1549,96 +1735,14 @@ export type RestorePlaybookResponses = {
     /**
      * The restored playbook
      */
-    200: {
-        id: string;
-        title: string;
-        slug: string;
-        summary: string | null;
-        functionArea: string | null;
-        /**
-         * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
-         */
-        visibility: 'workspace_private' | 'parent_readonly';
-        /**
-         * The owning user: the creator, or the sponsor of the creating agent
-         */
-        ownerId: string;
-        tags: Array<string>;
-        /**
-         * The version with the highest versionNumber, whatever its status
-         */
-        latestVersion: {
-            id: string;
-            versionNumber: number;
-            status: 'draft' | 'approved' | 'deprecated';
-        };
-        activeVersion: {
-            id: string;
-            versionNumber: number;
-        } | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-        /**
-         * The workspace the playbook belongs to (differs from the path when read from a parent workspace)
-         */
-        workspaceId: string;
-        description: string | null;
-        archivedAt: string | null;
-        /**
-         * Every version, newest first
-         */
-        versions: Array<{
-            id: string;
-            versionNumber: number;
-            status: 'draft' | 'approved' | 'deprecated';
-            /**
-             * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-             */
-            content: {
-                [key: string]: unknown;
-            };
-            changeNote: string | null;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
-             */
-            createdBy: string;
-            approvedAt: string | null;
-        }>;
-        /**
-         * Context nodes the playbook links to, by title
-         */
-        contextNodes: Array<{
-            linkId: string;
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            id: string;
-            title: string;
-            slug: string | null;
-            nodeType: string | null;
-            status: string | null;
-        }>;
-    };
+    200: PlaybookDetail;
 };
 
 export type RestorePlaybookResponse = RestorePlaybookResponses[keyof RestorePlaybookResponses];
 
 export type CreatePlaybookVersionData = {
     body?: {
-        /**
-         * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-         */
-        content?: {
-            [key: string]: unknown;
-        };
+        content?: PlaybookContent;
         /**
          * Copy the content of this version of the same playbook (roll back)
          */
@@ -1714,27 +1818,7 @@ export type CreatePlaybookVersionResponses = {
     /**
      * The new draft version
      */
-    201: {
-        id: string;
-        versionNumber: number;
-        status: 'draft' | 'approved' | 'deprecated';
-        /**
-         * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-         */
-        content: {
-            [key: string]: unknown;
-        };
-        changeNote: string | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
-         */
-        createdBy: string;
-        approvedAt: string | null;
-    };
+    201: PlaybookVersion;
 };
 
 export type CreatePlaybookVersionResponse = CreatePlaybookVersionResponses[keyof CreatePlaybookVersionResponses];
@@ -1792,27 +1876,7 @@ export type GetPlaybookVersionResponses = {
     /**
      * The version
      */
-    200: {
-        id: string;
-        versionNumber: number;
-        status: 'draft' | 'approved' | 'deprecated';
-        /**
-         * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-         */
-        content: {
-            [key: string]: unknown;
-        };
-        changeNote: string | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
-         */
-        createdBy: string;
-        approvedAt: string | null;
-    };
+    200: PlaybookVersion;
 };
 
 export type GetPlaybookVersionResponse = GetPlaybookVersionResponses[keyof GetPlaybookVersionResponses];
@@ -1894,27 +1958,7 @@ export type RollbackPlaybookVersionResponses = {
     /**
      * The new draft version
      */
-    201: {
-        id: string;
-        versionNumber: number;
-        status: 'draft' | 'approved' | 'deprecated';
-        /**
-         * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-         */
-        content: {
-            [key: string]: unknown;
-        };
-        changeNote: string | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
-         */
-        createdBy: string;
-        approvedAt: string | null;
-    };
+    201: PlaybookVersion;
 };
 
 export type RollbackPlaybookVersionResponse = RollbackPlaybookVersionResponses[keyof RollbackPlaybookVersionResponses];
@@ -1976,27 +2020,7 @@ export type ApprovePlaybookVersionResponses = {
     /**
      * The approved version
      */
-    200: {
-        id: string;
-        versionNumber: number;
-        status: 'draft' | 'approved' | 'deprecated';
-        /**
-         * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-         */
-        content: {
-            [key: string]: unknown;
-        };
-        changeNote: string | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * Id of the principal that created it: a user (usr_…) or an agent (ag_…)
-         */
-        createdBy: string;
-        approvedAt: string | null;
-    };
+    200: PlaybookVersion;
 };
 
 export type ApprovePlaybookVersionResponse = ApprovePlaybookVersionResponses[keyof ApprovePlaybookVersionResponses];
@@ -2047,26 +2071,7 @@ export type ListAgentsResponses = {
      * The agents
      */
     200: {
-        agents: Array<{
-            id: string;
-            name: string;
-            description: string | null;
-            /**
-             * The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.
-             */
-            role: 'viewer' | 'editor' | 'owner';
-            /**
-             * The human accountable for the agent
-             */
-            sponsorUserId: string;
-            workspaceId: string;
-            status: 'active' | 'deactivated';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            deactivatedAt: string | null;
-        }>;
+        agents: Array<Agent>;
     };
 };
 
@@ -2076,7 +2081,7 @@ export type RegisterAgentData = {
     body: {
         name: string;
         description?: string | null;
-        role?: 'viewer' | 'editor' | 'owner';
+        role?: Role;
     };
     headers?: {
         /**
@@ -2143,26 +2148,7 @@ export type RegisterAgentResponses = {
     /**
      * The agent
      */
-    201: {
-        id: string;
-        name: string;
-        description: string | null;
-        /**
-         * The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.
-         */
-        role: 'viewer' | 'editor' | 'owner';
-        /**
-         * The human accountable for the agent
-         */
-        sponsorUserId: string;
-        workspaceId: string;
-        status: 'active' | 'deactivated';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        deactivatedAt: string | null;
-    };
+    201: Agent;
 };
 
 export type RegisterAgentResponse = RegisterAgentResponses[keyof RegisterAgentResponses];
@@ -2277,18 +2263,15 @@ export type GetAgentResponses = {
         /**
          * The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.
          */
-        role: 'viewer' | 'editor' | 'owner';
+        role: Role;
         /**
          * The human accountable for the agent
          */
         sponsorUserId: string;
         workspaceId: string;
-        status: 'active' | 'deactivated';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        deactivatedAt: string | null;
+        status: AgentStatus;
+        createdAt: Timestamp;
+        deactivatedAt: Timestamp | null;
         /**
          * Active keys
          */
@@ -2362,26 +2345,7 @@ export type UpdateAgentResponses = {
     /**
      * The agent
      */
-    200: {
-        id: string;
-        name: string;
-        description: string | null;
-        /**
-         * The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.
-         */
-        role: 'viewer' | 'editor' | 'owner';
-        /**
-         * The human accountable for the agent
-         */
-        sponsorUserId: string;
-        workspaceId: string;
-        status: 'active' | 'deactivated';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        deactivatedAt: string | null;
-    };
+    200: Agent;
 };
 
 export type UpdateAgentResponse = UpdateAgentResponses[keyof UpdateAgentResponses];
@@ -2449,26 +2413,7 @@ export type ReactivateAgentResponses = {
     /**
      * The agent
      */
-    200: {
-        id: string;
-        name: string;
-        description: string | null;
-        /**
-         * The role granted at registration. The agent acts with the lower of this and its sponsor’s current role.
-         */
-        role: 'viewer' | 'editor' | 'owner';
-        /**
-         * The human accountable for the agent
-         */
-        sponsorUserId: string;
-        workspaceId: string;
-        status: 'active' | 'deactivated';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        deactivatedAt: string | null;
-    };
+    200: Agent;
 };
 
 export type ReactivateAgentResponse = ReactivateAgentResponses[keyof ReactivateAgentResponses];
@@ -2530,18 +2475,15 @@ export type ListAgentKeysResponses = {
              * The first 12 characters of the key; the only key material ever shown again
              */
             prefix: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
+            createdAt: Timestamp;
             /**
              * Recorded in batches: may lag real use by about 10 seconds
              */
-            lastUsedAt: string | null;
+            lastUsedAt: Timestamp | null;
             /**
              * When a rotated key stops working (it is not listed after); null: until revoked
              */
-            expiresAt: string | null;
+            expiresAt: Timestamp | null;
         }>;
     };
 };
@@ -2621,22 +2563,7 @@ export type CreateAgentKeyResponses = {
     /**
      * The key, in full only here
      */
-    201: {
-        id: string;
-        label: string | null;
-        /**
-         * The full key: shown in this answer only
-         */
-        key: string;
-        /**
-         * The first 12 characters of the key
-         */
-        prefix: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-    };
+    201: CreatedKey;
 };
 
 export type CreateAgentKeyResponse = CreateAgentKeyResponses[keyof CreateAgentKeyResponses];
@@ -2723,22 +2650,7 @@ export type RotateAgentKeyResponses = {
      * The new key (in full only here) and when the old one stops working
      */
     201: {
-        key: {
-            id: string;
-            label: string | null;
-            /**
-             * The full key: shown in this answer only
-             */
-            key: string;
-            /**
-             * The first 12 characters of the key
-             */
-            prefix: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-        };
+        key: CreatedKey;
         previousKey: {
             id: string;
             prefix: string;
@@ -2822,7 +2734,7 @@ export type ListContextNodesData = {
         /**
          * brand, process, reference, domain-knowledge, example or index
          */
-        nodeType?: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+        nodeType?: NodeType;
         /**
          * Only nodes with this tag (ignoring case and a leading #)
          */
@@ -2893,54 +2805,8 @@ export type ListContextNodesResponses = {
      * One page of nodes
      */
     200: {
-        nodes: Array<{
-            id: string;
-            slug: string;
-            title: string;
-            description: string;
-            /**
-             * Markdown; empty when none was given
-             */
-            content: string;
-            /**
-             * brand, process, reference, domain-knowledge, example or index
-             */
-            nodeType: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
-            agentSummary: string | null;
-            importance: number;
-            /**
-             * Essential context, always included
-             */
-            readFirst: boolean;
-            /**
-             * Included only when specifically relevant
-             */
-            edgeCaseOnly: boolean;
-            status: 'live' | 'archived';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-            archivedAt: string | null;
-            /**
-             * Other names wikilinks may call the node by; empty when none
-             */
-            aliases: Array<string>;
-            /**
-             * Empty when none
-             */
-            tags: Array<string>;
-            sourcePath: string | null;
-        }>;
-        pagination: {
-            page: number;
-            limit: number;
-            total: number;
-        };
+        nodes: Array<ContextNode>;
+        pagination: Pagination;
     };
 };
 
@@ -2953,15 +2819,12 @@ export type CreateContextNodeData = {
         /**
          * Lowercase letters and digits of any script, in NFC, joined by single hyphens; generated from the title when omitted
          */
-        slug?: string;
+        slug?: Slug;
         /**
          * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
          */
         content?: string;
-        /**
-         * brand, process, reference, domain-knowledge, example or index
-         */
-        nodeType?: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+        nodeType?: NodeType;
         agentSummary?: string | null;
         /**
          * Retrieval priority, 0 to 100 (an integer)
@@ -3044,119 +2907,7 @@ export type CreateContextNodeResponses = {
     /**
      * The node, with its links
      */
-    201: {
-        id: string;
-        slug: string;
-        title: string;
-        description: string;
-        /**
-         * Markdown; empty when none was given
-         */
-        content: string;
-        /**
-         * brand, process, reference, domain-knowledge, example or index
-         */
-        nodeType: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
-        agentSummary: string | null;
-        importance: number;
-        /**
-         * Essential context, always included
-         */
-        readFirst: boolean;
-        /**
-         * Included only when specifically relevant
-         */
-        edgeCaseOnly: boolean;
-        status: 'live' | 'archived';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-        archivedAt: string | null;
-        /**
-         * Other names wikilinks may call the node by; empty when none
-         */
-        aliases: Array<string>;
-        /**
-         * Empty when none
-         */
-        tags: Array<string>;
-        sourcePath: string | null;
-        /**
-         * Links from this node, oldest first, with the target’s title and slug
-         */
-        outgoingLinks: Array<{
-            id: string;
-            sourceId: string;
-            sourceType: 'context_node' | 'playbook';
-            targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            /**
-             * manual (made through the API) or wikilink (from the source’s content)
-             */
-            origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
-             */
-            sections: Array<string>;
-            /**
-             * Title of the other end
-             */
-            title: string;
-            /**
-             * Slug of the other end
-             */
-            slug: string;
-        }>;
-        /**
-         * Links to this node from nodes and playbooks, oldest first, with the source’s title and slug
-         */
-        incomingLinks: Array<{
-            id: string;
-            sourceId: string;
-            sourceType: 'context_node' | 'playbook';
-            targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            /**
-             * manual (made through the API) or wikilink (from the source’s content)
-             */
-            origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
-             */
-            sections: Array<string>;
-            /**
-             * Title of the other end
-             */
-            title: string;
-            /**
-             * Slug of the other end
-             */
-            slug: string;
-        }>;
-        /**
-         * Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted
-         */
-        unresolvedLinks: Array<string>;
-    };
+    201: NodeDetail;
 };
 
 export type CreateContextNodeResponse = CreateContextNodeResponses[keyof CreateContextNodeResponses];
@@ -3172,15 +2923,12 @@ export type ImportContextNodesData = {
             /**
              * The node’s key: an existing node of the workspace with this slug is compared and updated, else one is created
              */
-            slug: string;
+            slug: Slug;
             /**
              * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
              */
             content?: string;
-            /**
-             * brand, process, reference, domain-knowledge, example or index
-             */
-            nodeType?: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+            nodeType?: NodeType;
             agentSummary?: string | null;
             /**
              * Retrieval priority, 0 to 100 (an integer)
@@ -3201,20 +2949,17 @@ export type ImportContextNodesData = {
              * The node’s manual links to other context nodes, all of them: links made by hand that are not listed are removed (wikilinks in content are synced apart). Omitted: manual links are left as they are.
              */
             links?: Array<{
-                /**
-                 * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-                 */
-                linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+                linkType: LinkType;
                 /**
                  * Slug of the target node: in the workspace, or in the same batch
                  */
-                target: string;
+                target: Slug;
             }>;
         }>;
         /**
          * Slugs of nodes to archive (a folder import’s --prune)
          */
-        archive?: Array<string>;
+        archive?: Array<Slug>;
         /**
          * Answer what would happen, write nothing
          */
@@ -3435,119 +3180,7 @@ export type GetContextNodeResponses = {
     /**
      * The node with outgoingLinks, incomingLinks and unresolvedLinks
      */
-    200: {
-        id: string;
-        slug: string;
-        title: string;
-        description: string;
-        /**
-         * Markdown; empty when none was given
-         */
-        content: string;
-        /**
-         * brand, process, reference, domain-knowledge, example or index
-         */
-        nodeType: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
-        agentSummary: string | null;
-        importance: number;
-        /**
-         * Essential context, always included
-         */
-        readFirst: boolean;
-        /**
-         * Included only when specifically relevant
-         */
-        edgeCaseOnly: boolean;
-        status: 'live' | 'archived';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-        archivedAt: string | null;
-        /**
-         * Other names wikilinks may call the node by; empty when none
-         */
-        aliases: Array<string>;
-        /**
-         * Empty when none
-         */
-        tags: Array<string>;
-        sourcePath: string | null;
-        /**
-         * Links from this node, oldest first, with the target’s title and slug
-         */
-        outgoingLinks: Array<{
-            id: string;
-            sourceId: string;
-            sourceType: 'context_node' | 'playbook';
-            targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            /**
-             * manual (made through the API) or wikilink (from the source’s content)
-             */
-            origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
-             */
-            sections: Array<string>;
-            /**
-             * Title of the other end
-             */
-            title: string;
-            /**
-             * Slug of the other end
-             */
-            slug: string;
-        }>;
-        /**
-         * Links to this node from nodes and playbooks, oldest first, with the source’s title and slug
-         */
-        incomingLinks: Array<{
-            id: string;
-            sourceId: string;
-            sourceType: 'context_node' | 'playbook';
-            targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            /**
-             * manual (made through the API) or wikilink (from the source’s content)
-             */
-            origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
-             */
-            sections: Array<string>;
-            /**
-             * Title of the other end
-             */
-            title: string;
-            /**
-             * Slug of the other end
-             */
-            slug: string;
-        }>;
-        /**
-         * Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted
-         */
-        unresolvedLinks: Array<string>;
-    };
+    200: NodeDetail;
 };
 
 export type GetContextNodeResponse = GetContextNodeResponses[keyof GetContextNodeResponses];
@@ -3559,15 +3192,12 @@ export type UpdateContextNodeData = {
         /**
          * Lowercase letters and digits of any script, in NFC, joined by single hyphens; generated from the title when omitted
          */
-        slug?: string;
+        slug?: Slug;
         /**
          * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
          */
         content?: string;
-        /**
-         * brand, process, reference, domain-knowledge, example or index
-         */
-        nodeType?: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+        nodeType?: NodeType;
         agentSummary?: string | null;
         /**
          * Retrieval priority, 0 to 100 (an integer)
@@ -3644,119 +3274,7 @@ export type UpdateContextNodeResponses = {
     /**
      * The updated node, with its links
      */
-    200: {
-        id: string;
-        slug: string;
-        title: string;
-        description: string;
-        /**
-         * Markdown; empty when none was given
-         */
-        content: string;
-        /**
-         * brand, process, reference, domain-knowledge, example or index
-         */
-        nodeType: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
-        agentSummary: string | null;
-        importance: number;
-        /**
-         * Essential context, always included
-         */
-        readFirst: boolean;
-        /**
-         * Included only when specifically relevant
-         */
-        edgeCaseOnly: boolean;
-        status: 'live' | 'archived';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-        archivedAt: string | null;
-        /**
-         * Other names wikilinks may call the node by; empty when none
-         */
-        aliases: Array<string>;
-        /**
-         * Empty when none
-         */
-        tags: Array<string>;
-        sourcePath: string | null;
-        /**
-         * Links from this node, oldest first, with the target’s title and slug
-         */
-        outgoingLinks: Array<{
-            id: string;
-            sourceId: string;
-            sourceType: 'context_node' | 'playbook';
-            targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            /**
-             * manual (made through the API) or wikilink (from the source’s content)
-             */
-            origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
-             */
-            sections: Array<string>;
-            /**
-             * Title of the other end
-             */
-            title: string;
-            /**
-             * Slug of the other end
-             */
-            slug: string;
-        }>;
-        /**
-         * Links to this node from nodes and playbooks, oldest first, with the source’s title and slug
-         */
-        incomingLinks: Array<{
-            id: string;
-            sourceId: string;
-            sourceType: 'context_node' | 'playbook';
-            targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            /**
-             * manual (made through the API) or wikilink (from the source’s content)
-             */
-            origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
-             */
-            sections: Array<string>;
-            /**
-             * Title of the other end
-             */
-            title: string;
-            /**
-             * Slug of the other end
-             */
-            slug: string;
-        }>;
-        /**
-         * Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted
-         */
-        unresolvedLinks: Array<string>;
-    };
+    200: NodeDetail;
 };
 
 export type UpdateContextNodeResponse = UpdateContextNodeResponses[keyof UpdateContextNodeResponses];
@@ -3824,119 +3342,7 @@ export type RestoreContextNodeResponses = {
     /**
      * The node, with its links
      */
-    200: {
-        id: string;
-        slug: string;
-        title: string;
-        description: string;
-        /**
-         * Markdown; empty when none was given
-         */
-        content: string;
-        /**
-         * brand, process, reference, domain-knowledge, example or index
-         */
-        nodeType: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
-        agentSummary: string | null;
-        importance: number;
-        /**
-         * Essential context, always included
-         */
-        readFirst: boolean;
-        /**
-         * Included only when specifically relevant
-         */
-        edgeCaseOnly: boolean;
-        status: 'live' | 'archived';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-        archivedAt: string | null;
-        /**
-         * Other names wikilinks may call the node by; empty when none
-         */
-        aliases: Array<string>;
-        /**
-         * Empty when none
-         */
-        tags: Array<string>;
-        sourcePath: string | null;
-        /**
-         * Links from this node, oldest first, with the target’s title and slug
-         */
-        outgoingLinks: Array<{
-            id: string;
-            sourceId: string;
-            sourceType: 'context_node' | 'playbook';
-            targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            /**
-             * manual (made through the API) or wikilink (from the source’s content)
-             */
-            origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
-             */
-            sections: Array<string>;
-            /**
-             * Title of the other end
-             */
-            title: string;
-            /**
-             * Slug of the other end
-             */
-            slug: string;
-        }>;
-        /**
-         * Links to this node from nodes and playbooks, oldest first, with the source’s title and slug
-         */
-        incomingLinks: Array<{
-            id: string;
-            sourceId: string;
-            sourceType: 'context_node' | 'playbook';
-            targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-            /**
-             * manual (made through the API) or wikilink (from the source’s content)
-             */
-            origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * For a wikilink: the headings (Heading) and blocks (^block) of the target that the source’s wikilinks name ([[Name#Heading]]); empty otherwise
-             */
-            sections: Array<string>;
-            /**
-             * Title of the other end
-             */
-            title: string;
-            /**
-             * Slug of the other end
-             */
-            slug: string;
-        }>;
-        /**
-         * Names of wikilinks in the content that no node of the workspace has yet (by slug, name, path or alias), as written, sorted
-         */
-        unresolvedLinks: Array<string>;
-    };
+    200: NodeDetail;
 };
 
 export type RestoreContextNodeResponse = RestoreContextNodeResponses[keyof RestoreContextNodeResponses];
@@ -3947,10 +3353,7 @@ export type CreateNodeLinkData = {
          * A context node of the same workspace
          */
         targetId: string;
-        /**
-         * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-         */
-        linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+        linkType: LinkType;
     };
     headers?: {
         /**
@@ -4021,24 +3424,7 @@ export type CreateNodeLinkResponses = {
     /**
      * The link
      */
-    201: {
-        id: string;
-        sourceId: string;
-        sourceType: 'context_node' | 'playbook';
-        targetId: string;
-        /**
-         * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-         */
-        linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-        /**
-         * manual (made through the API) or wikilink (from the source’s content)
-         */
-        origin: 'manual' | 'wikilink';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-    };
+    201: Link;
 };
 
 export type CreateNodeLinkResponse = CreateNodeLinkResponses[keyof CreateNodeLinkResponses];
@@ -4111,10 +3497,7 @@ export type CreatePlaybookLinkData = {
          * A context node of the same workspace
          */
         targetId: string;
-        /**
-         * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-         */
-        linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+        linkType: LinkType;
     };
     headers?: {
         /**
@@ -4185,24 +3568,7 @@ export type CreatePlaybookLinkResponses = {
     /**
      * The link
      */
-    201: {
-        id: string;
-        sourceId: string;
-        sourceType: 'context_node' | 'playbook';
-        targetId: string;
-        /**
-         * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-         */
-        linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
-        /**
-         * manual (made through the API) or wikilink (from the source’s content)
-         */
-        origin: 'manual' | 'wikilink';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-    };
+    201: Link;
 };
 
 export type CreatePlaybookLinkResponse = CreatePlaybookLinkResponses[keyof CreatePlaybookLinkResponses];
@@ -4363,7 +3729,7 @@ export type GetGraphResponses = {
              * Id of the target context node
              */
             to: string;
-            type: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+            type: LinkType;
             /**
              * wikilink: made from a [[slug]] in the source’s content
              */
@@ -4457,54 +3823,8 @@ export type GetBundleResponses = {
      * The bundle
      */
     200: {
-        playbook: {
-            id: string;
-            title: string;
-            slug: string;
-            latestVersion: {
-                id: string;
-                versionNumber: number;
-                status: 'draft' | 'approved' | 'deprecated';
-            } | null;
-            activeVersion: {
-                id: string;
-                versionNumber: number;
-                status: 'draft' | 'approved' | 'deprecated';
-                content: {
-                    [key: string]: unknown;
-                };
-                changeNote: string | null;
-            } | null;
-        };
-        annotations: Array<{
-            /**
-             * ann_…
-             */
-            id: string;
-            /**
-             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-             */
-            targetType: 'playbook' | 'playbook_version' | 'context_node';
-            targetId: string;
-            /**
-             * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
-             */
-            scopeType: 'workspace_overlay' | 'agent_local';
-            title: string;
-            content: string;
-            /**
-             * agent when written with an agent key, human when written with a user key
-             */
-            source: 'agent' | 'human';
-            /**
-             * The principal that wrote it: a user (usr_…) or an agent (ag_…)
-             */
-            authorId: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-        }>;
+        playbook: PlaybookHead;
+        annotations: Array<Annotation>;
         truncated: boolean;
         /**
          * The ids of omitted, in the same order
@@ -4521,41 +3841,7 @@ export type GetBundleResponses = {
          * Tokens (o200k_base) of the node texts the answer carries: content (standard), agentSummary or description (summary), all three (full, manifest: description and agentSummary)
          */
         tokenCount: number;
-        nodes: Array<{
-            id: string;
-            slug: string;
-            title: string;
-            nodeType: string;
-            importance: number;
-            readFirst: boolean;
-            edgeCaseOnly: boolean;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-            /**
-             * Higher ranks first; consistent with the order
-             */
-            score: number;
-            reason: {
-                kind: 'read-first' | 'requires' | 'references' | 'relates-to' | 'index-entry';
-                fromId: string | null;
-                /**
-                 * Hops from the playbook on the best path (1 = linked straight from it; read-first nodes count as 1)
-                 */
-                depth: number;
-                /**
-                 * Present when open feedback of these types flags the node: it then ranks after every unflagged node (with superseded ones) until the feedback is resolved or dismissed
-                 */
-                openFeedback?: Array<'incorrect' | 'outdated'>;
-            };
-            content?: string | null;
-            agentSummary?: string | null;
-            /**
-             * full mode
-             */
-            description?: string;
-        }>;
+        nodes: Array<BundleNode>;
         /**
          * full mode
          */
@@ -4563,7 +3849,7 @@ export type GetBundleResponses = {
             id: string;
             sourceId: string;
             targetId: string;
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+            linkType: LinkType;
             /**
              * For a wikilink [[Name#Heading]]: the sections of the target it names; else empty
              */
@@ -4649,54 +3935,8 @@ export type GetManifestResponses = {
      * The manifest
      */
     200: {
-        playbook: {
-            id: string;
-            title: string;
-            slug: string;
-            latestVersion: {
-                id: string;
-                versionNumber: number;
-                status: 'draft' | 'approved' | 'deprecated';
-            } | null;
-            activeVersion: {
-                id: string;
-                versionNumber: number;
-                status: 'draft' | 'approved' | 'deprecated';
-                content: {
-                    [key: string]: unknown;
-                };
-                changeNote: string | null;
-            } | null;
-        };
-        annotations: Array<{
-            /**
-             * ann_…
-             */
-            id: string;
-            /**
-             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-             */
-            targetType: 'playbook' | 'playbook_version' | 'context_node';
-            targetId: string;
-            /**
-             * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
-             */
-            scopeType: 'workspace_overlay' | 'agent_local';
-            title: string;
-            content: string;
-            /**
-             * agent when written with an agent key, human when written with a user key
-             */
-            source: 'agent' | 'human';
-            /**
-             * The principal that wrote it: a user (usr_…) or an agent (ag_…)
-             */
-            authorId: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-        }>;
+        playbook: PlaybookHead;
+        annotations: Array<Annotation>;
         truncated: boolean;
         /**
          * The ids of omitted, in the same order
@@ -4713,45 +3953,7 @@ export type GetManifestResponses = {
          * Tokens (o200k_base) of the node texts the answer carries: content (standard), agentSummary or description (summary), all three (full, manifest: description and agentSummary)
          */
         tokenCount: number;
-        nodes: Array<{
-            id: string;
-            slug: string;
-            title: string;
-            nodeType: string;
-            importance: number;
-            readFirst: boolean;
-            edgeCaseOnly: boolean;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-            /**
-             * Higher ranks first; consistent with the order
-             */
-            score: number;
-            reason: {
-                kind: 'read-first' | 'requires' | 'references' | 'relates-to' | 'index-entry';
-                fromId: string | null;
-                /**
-                 * Hops from the playbook on the best path (1 = linked straight from it; read-first nodes count as 1)
-                 */
-                depth: number;
-                /**
-                 * Present when open feedback of these types flags the node: it then ranks after every unflagged node (with superseded ones) until the feedback is resolved or dismissed
-                 */
-                openFeedback?: Array<'incorrect' | 'outdated'>;
-            };
-            agentSummary: string | null;
-            description: string;
-            /**
-             * Characters of content / 4, rounded up
-             */
-            approxTokens: number;
-            /**
-             * Tokens (o200k_base) of the content, counted when the node was written
-             */
-            tokenCount: number;
-        }>;
+        nodes: Array<ManifestNode>;
     };
 };
 
@@ -4773,7 +3975,7 @@ export type FollowLinksData = {
         /**
          * Repeatable; all link types when absent
          */
-        linkType?: Array<'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry'>;
+        linkType?: Array<LinkType>;
         direction?: 'outgoing' | 'incoming' | 'both';
         depth?: number;
         maxNodes?: number;
@@ -4834,7 +4036,7 @@ export type FollowLinksResponses = {
             title: string;
             nodeType: string;
             importance: number;
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+            linkType: LinkType;
             depth: number;
             /**
              * Node ids from the start node to this one, both included
@@ -4919,16 +4121,10 @@ export type ContextUpdatesResponses = {
             id: string;
             slug: string;
             title: string;
-            status: 'live' | 'archived';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
+            status: NodeStatus;
+            updatedAt: Timestamp;
         }>;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        until: string;
+        until: Timestamp;
     };
 };
 
@@ -4946,7 +4142,7 @@ export type ListAnnotationsData = {
         /**
          * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
          */
-        targetType?: 'playbook' | 'playbook_version' | 'context_node';
+        targetType?: TargetType;
         /**
          * Only annotations on this target (an unknown id gives an empty list)
          */
@@ -4954,7 +4150,7 @@ export type ListAnnotationsData = {
         /**
          * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
          */
-        scopeType?: 'workspace_overlay' | 'agent_local';
+        scopeType?: AnnotationScope;
         page?: number;
         limit?: number;
     };
@@ -4999,40 +4195,8 @@ export type ListAnnotationsResponses = {
      * One page of annotations
      */
     200: {
-        annotations: Array<{
-            /**
-             * ann_…
-             */
-            id: string;
-            /**
-             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-             */
-            targetType: 'playbook' | 'playbook_version' | 'context_node';
-            targetId: string;
-            /**
-             * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
-             */
-            scopeType: 'workspace_overlay' | 'agent_local';
-            title: string;
-            content: string;
-            /**
-             * agent when written with an agent key, human when written with a user key
-             */
-            source: 'agent' | 'human';
-            /**
-             * The principal that wrote it: a user (usr_…) or an agent (ag_…)
-             */
-            authorId: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-        }>;
-        pagination: {
-            page: number;
-            limit: number;
-            total: number;
-        };
+        annotations: Array<Annotation>;
+        pagination: Pagination;
     };
 };
 
@@ -5040,18 +4204,12 @@ export type ListAnnotationsResponse = ListAnnotationsResponses[keyof ListAnnotat
 
 export type CreateAnnotationData = {
     body: {
-        /**
-         * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-         */
-        targetType: 'playbook' | 'playbook_version' | 'context_node';
+        targetType: TargetType;
         /**
          * Id of the target; it must be a target of targetType in this workspace (else 404)
          */
         targetId: string;
-        /**
-         * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
-         */
-        scopeType: 'workspace_overlay' | 'agent_local';
+        scopeType: AnnotationScope;
         /**
          * 1 to 200 characters, not only whitespace
          */
@@ -5130,35 +4288,7 @@ export type CreateAnnotationResponses = {
     /**
      * The annotation
      */
-    201: {
-        /**
-         * ann_…
-         */
-        id: string;
-        /**
-         * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-         */
-        targetType: 'playbook' | 'playbook_version' | 'context_node';
-        targetId: string;
-        /**
-         * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
-         */
-        scopeType: 'workspace_overlay' | 'agent_local';
-        title: string;
-        content: string;
-        /**
-         * agent when written with an agent key, human when written with a user key
-         */
-        source: 'agent' | 'human';
-        /**
-         * The principal that wrote it: a user (usr_…) or an agent (ag_…)
-         */
-        authorId: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-    };
+    201: Annotation;
 };
 
 export type CreateAnnotationResponse = CreateAnnotationResponses[keyof CreateAnnotationResponses];
@@ -5229,11 +4359,11 @@ export type ListFeedbackData = {
         /**
          * open (new), resolved (acted upon) or dismissed (no action)
          */
-        status?: 'open' | 'resolved' | 'dismissed';
+        status?: FeedbackStatus;
         /**
          * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
          */
-        targetType?: 'playbook' | 'playbook_version' | 'context_node';
+        targetType?: TargetType;
         /**
          * Only feedback about this target (an unknown id gives an empty list)
          */
@@ -5241,7 +4371,7 @@ export type ListFeedbackData = {
         /**
          * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
          */
-        feedbackType?: 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
+        feedbackType?: FeedbackType;
         page?: number;
         limit?: number;
     };
@@ -5286,48 +4416,8 @@ export type ListFeedbackResponses = {
      * One page of feedback
      */
     200: {
-        feedback: Array<{
-            /**
-             * fb_…
-             */
-            id: string;
-            /**
-             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-             */
-            targetType: 'playbook' | 'playbook_version' | 'context_node';
-            targetId: string;
-            /**
-             * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
-             */
-            feedbackType: 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
-            summary: string;
-            /**
-             * open (new), resolved (acted upon) or dismissed (no action)
-             */
-            status: 'open' | 'resolved' | 'dismissed';
-            resolutionNote: string | null;
-            /**
-             * The principal that sent it: a user (usr_…) or an agent (ag_…)
-             */
-            authorId: string;
-            /**
-             * user (a user key) or agent (an agent key)
-             */
-            authorKind: 'user' | 'agent';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-        }>;
-        pagination: {
-            page: number;
-            limit: number;
-            total: number;
-        };
+        feedback: Array<Feedback>;
+        pagination: Pagination;
     };
 };
 
@@ -5335,18 +4425,12 @@ export type ListFeedbackResponse = ListFeedbackResponses[keyof ListFeedbackRespo
 
 export type CreateFeedbackData = {
     body: {
-        /**
-         * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-         */
-        targetType: 'playbook' | 'playbook_version' | 'context_node';
+        targetType: TargetType;
         /**
          * Id of the target; it must be a target of targetType in this workspace (else 404)
          */
         targetId: string;
-        /**
-         * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
-         */
-        feedbackType: 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
+        feedbackType: FeedbackType;
         /**
          * The feedback, 1 to 2,000 characters, not only whitespace
          */
@@ -5417,53 +4501,14 @@ export type CreateFeedbackResponses = {
     /**
      * The feedback
      */
-    201: {
-        /**
-         * fb_…
-         */
-        id: string;
-        /**
-         * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-         */
-        targetType: 'playbook' | 'playbook_version' | 'context_node';
-        targetId: string;
-        /**
-         * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
-         */
-        feedbackType: 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
-        summary: string;
-        /**
-         * open (new), resolved (acted upon) or dismissed (no action)
-         */
-        status: 'open' | 'resolved' | 'dismissed';
-        resolutionNote: string | null;
-        /**
-         * The principal that sent it: a user (usr_…) or an agent (ag_…)
-         */
-        authorId: string;
-        /**
-         * user (a user key) or agent (an agent key)
-         */
-        authorKind: 'user' | 'agent';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-    };
+    201: Feedback;
 };
 
 export type CreateFeedbackResponse = CreateFeedbackResponses[keyof CreateFeedbackResponses];
 
 export type TriageFeedbackData = {
     body: {
-        /**
-         * open (new), resolved (acted upon) or dismissed (no action)
-         */
-        status: 'open' | 'resolved' | 'dismissed';
+        status: FeedbackStatus;
         resolutionNote?: string | null;
     };
     path: {
@@ -5521,43 +4566,7 @@ export type TriageFeedbackResponses = {
     /**
      * The feedback
      */
-    200: {
-        /**
-         * fb_…
-         */
-        id: string;
-        /**
-         * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-         */
-        targetType: 'playbook' | 'playbook_version' | 'context_node';
-        targetId: string;
-        /**
-         * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
-         */
-        feedbackType: 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
-        summary: string;
-        /**
-         * open (new), resolved (acted upon) or dismissed (no action)
-         */
-        status: 'open' | 'resolved' | 'dismissed';
-        resolutionNote: string | null;
-        /**
-         * The principal that sent it: a user (usr_…) or an agent (ag_…)
-         */
-        authorId: string;
-        /**
-         * user (a user key) or agent (an agent key)
-         */
-        authorKind: 'user' | 'agent';
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-    };
+    200: Feedback;
 };
 
 export type TriageFeedbackResponse = TriageFeedbackResponses[keyof TriageFeedbackResponses];
@@ -5695,21 +4704,7 @@ export type RunReportFeedbackSummaryResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportFeedbackSummaryResponse = RunReportFeedbackSummaryResponses[keyof RunReportFeedbackSummaryResponses];
@@ -5772,21 +4767,7 @@ export type RunReportHubsResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportHubsResponse = RunReportHubsResponses[keyof RunReportHubsResponses];
@@ -5845,21 +4826,7 @@ export type RunReportNearDuplicateTitlesResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportNearDuplicateTitlesResponse = RunReportNearDuplicateTitlesResponses[keyof RunReportNearDuplicateTitlesResponses];
@@ -5918,21 +4885,7 @@ export type RunReportOrphansResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportOrphansResponse = RunReportOrphansResponses[keyof RunReportOrphansResponses];
@@ -5991,21 +4944,7 @@ export type RunReportPlaybooksAwaitingApprovalResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportPlaybooksAwaitingApprovalResponse = RunReportPlaybooksAwaitingApprovalResponses[keyof RunReportPlaybooksAwaitingApprovalResponses];
@@ -6064,21 +5003,7 @@ export type RunReportRequiresCyclesResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportRequiresCyclesResponse = RunReportRequiresCyclesResponses[keyof RunReportRequiresCyclesResponses];
@@ -6141,21 +5066,7 @@ export type RunReportRetrievalsPerAgentResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportRetrievalsPerAgentResponse = RunReportRetrievalsPerAgentResponses[keyof RunReportRetrievalsPerAgentResponses];
@@ -6214,21 +5125,7 @@ export type RunReportStaleContextResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportStaleContextResponse = RunReportStaleContextResponses[keyof RunReportStaleContextResponses];
@@ -6287,21 +5184,7 @@ export type RunReportUnreachedNodesResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportUnreachedNodesResponse = RunReportUnreachedNodesResponses[keyof RunReportUnreachedNodesResponses];
@@ -6360,21 +5243,7 @@ export type RunReportUnresolvedWikilinksResponses = {
     /**
      * The rows
      */
-    200: {
-        report: string;
-        /**
-         * Every parameter as the report ran with it, defaults included
-         */
-        parameters: {
-            [key: string]: unknown | string | number | boolean | null;
-        };
-        columns: Array<string>;
-        /**
-         * One array per row, in the order of columns
-         */
-        rows: Array<Array<unknown>>;
-        rowCount: number;
-    };
+    200: ReportResult;
 };
 
 export type RunReportUnresolvedWikilinksResponse = RunReportUnresolvedWikilinksResponses[keyof RunReportUnresolvedWikilinksResponses];
@@ -6430,10 +5299,7 @@ export type ExportWorkspaceResponses = {
          * The format version; an importer refuses a version it does not know
          */
         version: 1;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        exportedAt: string;
+        exportedAt: Timestamp;
         workspace: {
             /**
              * The exported workspace
@@ -6449,18 +5315,12 @@ export type ExportWorkspaceResponses = {
              * pb_…
              */
             id: string;
-            /**
-             * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
-             */
-            slug: string;
+            slug: Slug;
             title: string;
             summary: string | null;
             description: string | null;
             functionArea: string | null;
-            /**
-             * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
-             */
-            visibility: 'workspace_private' | 'parent_readonly';
+            visibility: Visibility;
             /**
              * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
              */
@@ -6469,15 +5329,9 @@ export type ExportWorkspaceResponses = {
              * Free-text tags (1 to 100 characters each, at most 50); duplicates are dropped, order kept
              */
             tags: Array<string>;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-            archivedAt: string | null;
+            createdAt: Timestamp;
+            updatedAt: Timestamp;
+            archivedAt: Timestamp | null;
             /**
              * Every version, oldest first
              */
@@ -6487,23 +5341,15 @@ export type ExportWorkspaceResponses = {
                  */
                 id: string;
                 versionNumber: number;
-                status: 'draft' | 'approved' | 'deprecated';
-                /**
-                 * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-                 */
-                content: {
-                    [key: string]: unknown;
-                };
+                status: VersionStatus;
+                content: PlaybookContent;
                 changeNote: string | null;
-                /**
-                 * ISO 8601 UTC with milliseconds
-                 */
-                createdAt: string;
+                createdAt: Timestamp;
                 /**
                  * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
                  */
                 createdBy: string;
-                approvedAt: string | null;
+                approvedAt: Timestamp | null;
             }>;
         }>;
         /**
@@ -6514,20 +5360,14 @@ export type ExportWorkspaceResponses = {
              * cn_…
              */
             id: string;
-            /**
-             * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
-             */
-            slug: string;
+            slug: Slug;
             title: string;
             description: string;
             /**
              * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
              */
             content?: string;
-            /**
-             * brand, process, reference, domain-knowledge, example or index
-             */
-            nodeType: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+            nodeType: NodeType;
             agentSummary?: string | null;
             /**
              * Retrieval priority, 0 to 100 (an integer)
@@ -6535,16 +5375,10 @@ export type ExportWorkspaceResponses = {
             importance?: number;
             readFirst: boolean;
             edgeCaseOnly: boolean;
-            status: 'live' | 'archived';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-            archivedAt: string | null;
+            status: NodeStatus;
+            createdAt: Timestamp;
+            updatedAt: Timestamp;
+            archivedAt: Timestamp | null;
             /**
              * Other names wikilinks may call the node by ([[alias]]), 1 to 200 characters each, at most 50; trimmed and put in NFC, duplicates (ignoring case) dropped, order kept. Searchable.
              */
@@ -6572,15 +5406,9 @@ export type ExportWorkspaceResponses = {
              * A context node of the export
              */
             targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+            linkType: LinkType;
             origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
+            createdAt: Timestamp;
         }>;
         /**
          * Every annotation (agent_local ones too), oldest first
@@ -6590,33 +5418,21 @@ export type ExportWorkspaceResponses = {
              * ann_…
              */
             id: string;
-            /**
-             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-             */
-            targetType: 'playbook' | 'playbook_version' | 'context_node';
+            targetType: TargetType;
             /**
              * A playbook, version or context node of the export
              */
             targetId: string;
-            /**
-             * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
-             */
-            scopeType: 'workspace_overlay' | 'agent_local';
+            scopeType: AnnotationScope;
             title: string;
             content: string;
-            /**
-             * agent when written with an agent key, human when written with a user key
-             */
-            source: 'agent' | 'human';
+            source: AnnotationSource;
             /**
              * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
              */
             authorId: string;
             authorKind: 'user' | 'agent';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
+            createdAt: Timestamp;
         }>;
         /**
          * Every feedback item, oldest first
@@ -6626,37 +5442,22 @@ export type ExportWorkspaceResponses = {
              * fb_…
              */
             id: string;
-            /**
-             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-             */
-            targetType: 'playbook' | 'playbook_version' | 'context_node';
+            targetType: TargetType;
             /**
              * A playbook, version or context node of the export
              */
             targetId: string;
-            /**
-             * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
-             */
-            feedbackType: 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
+            feedbackType: FeedbackType;
             summary: string;
-            /**
-             * open (new), resolved (acted upon) or dismissed (no action)
-             */
-            status: 'open' | 'resolved' | 'dismissed';
+            status: FeedbackStatus;
             resolutionNote: string | null;
             /**
              * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
              */
             authorId: string;
             authorKind: 'user' | 'agent';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
+            createdAt: Timestamp;
+            updatedAt: Timestamp;
         }>;
     };
 };
@@ -6670,10 +5471,7 @@ export type ImportWorkspaceData = {
          * The format version; an importer refuses a version it does not know
          */
         version: 1;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        exportedAt: string;
+        exportedAt: Timestamp;
         workspace: {
             /**
              * The exported workspace
@@ -6689,18 +5487,12 @@ export type ImportWorkspaceData = {
              * pb_…
              */
             id: string;
-            /**
-             * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
-             */
-            slug: string;
+            slug: Slug;
             title: string;
             summary: string | null;
             description: string | null;
             functionArea: string | null;
-            /**
-             * workspace_private (default), or parent_readonly: also readable, never writable, by members of the parent workspace
-             */
-            visibility: 'workspace_private' | 'parent_readonly';
+            visibility: Visibility;
             /**
              * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
              */
@@ -6709,15 +5501,9 @@ export type ImportWorkspaceData = {
              * Free-text tags (1 to 100 characters each, at most 50); duplicates are dropped, order kept
              */
             tags: Array<string>;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-            archivedAt: string | null;
+            createdAt: Timestamp;
+            updatedAt: Timestamp;
+            archivedAt: Timestamp | null;
             /**
              * Every version, oldest first
              */
@@ -6727,23 +5513,15 @@ export type ImportWorkspaceData = {
                  */
                 id: string;
                 versionNumber: number;
-                status: 'draft' | 'approved' | 'deprecated';
-                /**
-                 * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
-                 */
-                content: {
-                    [key: string]: unknown;
-                };
+                status: VersionStatus;
+                content: PlaybookContent;
                 changeNote: string | null;
-                /**
-                 * ISO 8601 UTC with milliseconds
-                 */
-                createdAt: string;
+                createdAt: Timestamp;
                 /**
                  * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
                  */
                 createdBy: string;
-                approvedAt: string | null;
+                approvedAt: Timestamp | null;
             }>;
         }>;
         /**
@@ -6754,20 +5532,14 @@ export type ImportWorkspaceData = {
              * cn_…
              */
             id: string;
-            /**
-             * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
-             */
-            slug: string;
+            slug: Slug;
             title: string;
             description: string;
             /**
              * Markdown. Each wikilink outside code spans and fenced code blocks ([[Name]], [[Name|label]], ![[Name]], [[folder/Name]], [[Name#Heading]], [[Name#^block]]) becomes a references link (origin wikilink) to the node of this workspace that the name names, compared ignoring case after Unicode NFC: by slug first, then by name (an imported file’s name or path tail, or the title), then by alias; among nodes of one name, the one with the shortest path. A name no node has is an unresolved link until a node takes it. [[#Heading]] and links to attachments (images, PDFs, .canvas…) are no links. At most 1000 distinct names.
              */
             content?: string;
-            /**
-             * brand, process, reference, domain-knowledge, example or index
-             */
-            nodeType: 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+            nodeType: NodeType;
             agentSummary?: string | null;
             /**
              * Retrieval priority, 0 to 100 (an integer)
@@ -6775,16 +5547,10 @@ export type ImportWorkspaceData = {
             importance?: number;
             readFirst: boolean;
             edgeCaseOnly: boolean;
-            status: 'live' | 'archived';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-            archivedAt: string | null;
+            status: NodeStatus;
+            createdAt: Timestamp;
+            updatedAt: Timestamp;
+            archivedAt: Timestamp | null;
             /**
              * Other names wikilinks may call the node by ([[alias]]), 1 to 200 characters each, at most 50; trimmed and put in NFC, duplicates (ignoring case) dropped, order kept. Searchable.
              */
@@ -6812,15 +5578,9 @@ export type ImportWorkspaceData = {
              * A context node of the export
              */
             targetId: string;
-            /**
-             * requires: the source depends on the target (always included); references: the source mentions the target; relates-to: loosely related; supersedes: the source replaces the target; index-entry: the source is an index cataloguing the target
-             */
-            linkType: 'requires' | 'references' | 'relates-to' | 'supersedes' | 'index-entry';
+            linkType: LinkType;
             origin: 'manual' | 'wikilink';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
+            createdAt: Timestamp;
         }>;
         /**
          * Every annotation (agent_local ones too), oldest first
@@ -6830,33 +5590,21 @@ export type ImportWorkspaceData = {
              * ann_…
              */
             id: string;
-            /**
-             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-             */
-            targetType: 'playbook' | 'playbook_version' | 'context_node';
+            targetType: TargetType;
             /**
              * A playbook, version or context node of the export
              */
             targetId: string;
-            /**
-             * workspace_overlay: visible to every member and agent of the workspace; agent_local: visible only to the principal (agent or user) that wrote it
-             */
-            scopeType: 'workspace_overlay' | 'agent_local';
+            scopeType: AnnotationScope;
             title: string;
             content: string;
-            /**
-             * agent when written with an agent key, human when written with a user key
-             */
-            source: 'agent' | 'human';
+            source: AnnotationSource;
             /**
              * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
              */
             authorId: string;
             authorKind: 'user' | 'agent';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
+            createdAt: Timestamp;
         }>;
         /**
          * Every feedback item, oldest first
@@ -6866,37 +5614,22 @@ export type ImportWorkspaceData = {
              * fb_…
              */
             id: string;
-            /**
-             * playbook (a pb_ id), playbook_version (a pbv_ id) or context_node (a cn_ id)
-             */
-            targetType: 'playbook' | 'playbook_version' | 'context_node';
+            targetType: TargetType;
             /**
              * A playbook, version or context node of the export
              */
             targetId: string;
-            /**
-             * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
-             */
-            feedbackType: 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
+            feedbackType: FeedbackType;
             summary: string;
-            /**
-             * open (new), resolved (acted upon) or dismissed (no action)
-             */
-            status: 'open' | 'resolved' | 'dismissed';
+            status: FeedbackStatus;
             resolutionNote: string | null;
             /**
              * Id of a user (usr_…) or an agent (ag_…) of the exporting deployment, kept as it is
              */
             authorId: string;
             authorKind: 'user' | 'agent';
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
+            createdAt: Timestamp;
+            updatedAt: Timestamp;
         }>;
     };
     headers?: {
@@ -7162,40 +5895,7 @@ export type ListAuditEventsResponses = {
     /**
      * One page of events
      */
-    200: {
-        events: Array<{
-            id: string;
-            workspaceId: string | null;
-            /**
-             * e.g. playbook.version.approved, agent.key.revoked (see the event catalogue)
-             */
-            action: string;
-            actor: {
-                kind: 'user' | 'agent' | 'operator' | 'analyst';
-                id: string | null;
-                sponsorUserId: string | null;
-            };
-            /**
-             * The ids the change touched, the main one first
-             */
-            targetIds: Array<string>;
-            /**
-             * The X-Request-Id of the request that made the change
-             */
-            requestId: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            at: string;
-            before: {
-                [key: string]: unknown;
-            } | null;
-            after: {
-                [key: string]: unknown;
-            } | null;
-        }>;
-        nextCursor: string | null;
-    };
+    200: AuditPage;
 };
 
 export type ListAuditEventsResponse = ListAuditEventsResponses[keyof ListAuditEventsResponses];
@@ -7270,40 +5970,7 @@ export type AdminListAuditEventsResponses = {
     /**
      * One page of events
      */
-    200: {
-        events: Array<{
-            id: string;
-            workspaceId: string | null;
-            /**
-             * e.g. playbook.version.approved, agent.key.revoked (see the event catalogue)
-             */
-            action: string;
-            actor: {
-                kind: 'user' | 'agent' | 'operator' | 'analyst';
-                id: string | null;
-                sponsorUserId: string | null;
-            };
-            /**
-             * The ids the change touched, the main one first
-             */
-            targetIds: Array<string>;
-            /**
-             * The X-Request-Id of the request that made the change
-             */
-            requestId: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            at: string;
-            before: {
-                [key: string]: unknown;
-            } | null;
-            after: {
-                [key: string]: unknown;
-            } | null;
-        }>;
-        nextCursor: string | null;
-    };
+    200: AuditPage;
 };
 
 export type AdminListAuditEventsResponse = AdminListAuditEventsResponses[keyof AdminListAuditEventsResponses];
@@ -7354,23 +6021,7 @@ export type ListWebhooksResponses = {
      * Subscriptions, oldest first (never their secrets)
      */
     200: {
-        subscriptions: Array<{
-            id: string;
-            url: string;
-            eventTypes: Array<string>;
-            description: string | null;
-            status: 'active' | 'disabled';
-            disabledReason: string | null;
-            disabledAt: string | null;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            updatedAt: string;
-        }>;
+        subscriptions: Array<WebhookSubscription>;
     };
 };
 
@@ -7382,7 +6033,7 @@ export type CreateWebhookData = {
          * http(s) URL the events are POSTed to
          */
         url: string;
-        eventTypes: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'playbook.version.rolled_back' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'node.imported' | 'workspace.imported' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'agent.key.rotated' | 'quota.warning' | 'quota.exhausted'>;
+        eventTypes: Array<WebhookEventType>;
         description?: string;
     };
     headers?: {
@@ -7455,17 +6106,11 @@ export type CreateWebhookResponses = {
         url: string;
         eventTypes: Array<string>;
         description: string | null;
-        status: 'active' | 'disabled';
+        status: WebhookStatus;
         disabledReason: string | null;
-        disabledAt: string | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
+        disabledAt: Timestamp | null;
+        createdAt: Timestamp;
+        updatedAt: Timestamp;
         /**
          * whsec_… signing secret; shown only in this response
          */
@@ -7578,23 +6223,7 @@ export type GetWebhookResponses = {
     /**
      * The subscription
      */
-    200: {
-        id: string;
-        url: string;
-        eventTypes: Array<string>;
-        description: string | null;
-        status: 'active' | 'disabled';
-        disabledReason: string | null;
-        disabledAt: string | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-    };
+    200: WebhookSubscription;
 };
 
 export type GetWebhookResponse = GetWebhookResponses[keyof GetWebhookResponses];
@@ -7605,9 +6234,9 @@ export type UpdateWebhookData = {
          * http(s) URL the events are POSTed to
          */
         url?: string;
-        eventTypes?: Array<'playbook.created' | 'playbook.updated' | 'playbook.archived' | 'playbook.restored' | 'playbook.version.created' | 'playbook.version.approved' | 'playbook.version.rolled_back' | 'node.created' | 'node.updated' | 'node.archived' | 'node.restored' | 'node.imported' | 'workspace.imported' | 'link.created' | 'link.deleted' | 'feedback.created' | 'feedback.resolved' | 'feedback.dismissed' | 'feedback.reopened' | 'agent.created' | 'agent.updated' | 'agent.deactivated' | 'agent.reactivated' | 'agent.key.created' | 'agent.key.revoked' | 'agent.key.rotated' | 'quota.warning' | 'quota.exhausted'>;
+        eventTypes?: Array<WebhookEventType>;
         description?: string | null;
-        status?: 'active' | 'disabled';
+        status?: WebhookStatus;
     };
     path: {
         /**
@@ -7664,23 +6293,7 @@ export type UpdateWebhookResponses = {
     /**
      * The subscription
      */
-    200: {
-        id: string;
-        url: string;
-        eventTypes: Array<string>;
-        description: string | null;
-        status: 'active' | 'disabled';
-        disabledReason: string | null;
-        disabledAt: string | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        updatedAt: string;
-    };
+    200: WebhookSubscription;
 };
 
 export type UpdateWebhookResponse = UpdateWebhookResponses[keyof UpdateWebhookResponses];
@@ -7698,7 +6311,7 @@ export type ListWebhookDeliveriesData = {
         subscriptionId: string;
     };
     query?: {
-        status?: 'pending' | 'delivered' | 'failed' | 'cancelled';
+        status?: DeliveryStatus;
         limit?: number;
     };
     url: '/api/v1/workspaces/{workspaceId}/webhooks/{subscriptionId}/deliveries';
@@ -7742,28 +6355,7 @@ export type ListWebhookDeliveriesResponses = {
      * Deliveries
      */
     200: {
-        deliveries: Array<{
-            /**
-             * Also the webhook-id header of every attempt
-             */
-            id: string;
-            /**
-             * The audit event delivered
-             */
-            eventId: string;
-            eventType: string;
-            seq: number | null;
-            status: 'pending' | 'delivered' | 'failed' | 'cancelled';
-            attempts: number;
-            lastStatusCode: number | null;
-            lastError: string | null;
-            lastAttemptAt: string | null;
-            deliveredAt: string | null;
-            /**
-             * ISO 8601 UTC with milliseconds
-             */
-            createdAt: string;
-        }>;
+        deliveries: Array<WebhookDelivery>;
     };
 };
 
@@ -7836,28 +6428,7 @@ export type RedeliverWebhookResponses = {
     /**
      * Queued
      */
-    202: {
-        /**
-         * Also the webhook-id header of every attempt
-         */
-        id: string;
-        /**
-         * The audit event delivered
-         */
-        eventId: string;
-        eventType: string;
-        seq: number | null;
-        status: 'pending' | 'delivered' | 'failed' | 'cancelled';
-        attempts: number;
-        lastStatusCode: number | null;
-        lastError: string | null;
-        lastAttemptAt: string | null;
-        deliveredAt: string | null;
-        /**
-         * ISO 8601 UTC with milliseconds
-         */
-        createdAt: string;
-    };
+    202: WebhookDelivery;
 };
 
 export type RedeliverWebhookResponse = RedeliverWebhookResponses[keyof RedeliverWebhookResponses];

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { ChainableCommander, Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { AppError } from '../errors.js';
+import { execAll, guardRedis } from '../infra/redis.js';
+import type { AccessCache } from './access-cache.js';
+import { redisKeys } from './redis-keys.js';
+import type { GateRepository, PendingSignal } from './repository.js';
+
+/** The mark only spares Neo4j a read (the epoch alone already invalidates); a day outlives every cache entry. */
+const revokedMarkSeconds = 24 * 3600;
+
+/**
+ * The signals that keep the gate's answers true after a committed change, on every process: a new auth epoch
+ * (and revoked marks) after an access change, a new graph generation after a graph change, a forgotten limit
+ * after a plan change. A signal Redis cannot be given is owed: recorded in Neo4j (`:PendingSignal`) and
+ * delivered by the first process that reaches Redis again, while requests wait for the delivery.
+ */
+export class ChangeSignals {
+  /** This process recorded signals in Neo4j that Redis has not had yet (see owe). */
+  private owing = false;
+  /** Signals recorded by this process so far: a delivery clears `owing` only if none was recorded meanwhile. */
+  private owed = 0;
+  private delivering?: Promise<void>;
+
+  constructor(
+    private readonly deps: { redis: Redis; logger: Logger; clock: () => Date },
+    private readonly repo: GateRepository,
+    private readonly cache: AccessCache,
+  ) {}
+
+  /** Whether this process still owes Redis a signal of a committed change (the process is not ready meanwhile). */
+  get owesSignals(): boolean {
+    return this.owing;
+  }
+
+  /** Set while owed signals are being delivered: requests wait for it, so none is served from before a change. */
+  get delivery(): Promise<void> | undefined {
+    return this.delivering;
+  }
+
+  /**
+   * Call after a committed change that can take access to these workspaces away or change it (key revoked,
+   * agent deactivated or changed, member removed or re-roled): marks the revoked keys and replaces each
+   * workspace's auth epoch, so every process reloads. When Redis cannot be reached the change is still a
+   * success: the signal is owed (see owe) and, meanwhile, no process trusts a cached answer anyway.
+   */
+  async accessChanged(workspaceIds: string[], revokedKeyHashes: string[] = []): Promise<void> {
+    this.cache.clear();
+    const pipeline = this.deps.redis.pipeline();
+    for (const workspaceId of new Set(workspaceIds)) {
+      for (const hash of revokedKeyHashes) pipeline.set(redisKeys.revokedKey(workspaceId, hash), '1', 'EX', revokedMarkSeconds);
+      pipeline.set(redisKeys.authEpoch(workspaceId), randomUUID());
+    }
+    await this.signal(pipeline, [...new Set(workspaceIds)].map((workspaceId) => ({ workspaceId, graph: false, access: true, keyHashes: revokedKeyHashes })));
+  }
+
+  /**
+   * Call after a committed change to a workspace's playbooks, versions, nodes, links or annotations: a new
+   * random generation, so no cached answer or ETag of the old graph is served again by any process. When Redis
+   * cannot be reached the change is still a success: the new generation is owed (see owe).
+   */
+  async graphChanged(workspaceId: string): Promise<void> {
+    const pipeline = this.deps.redis.pipeline().set(redisKeys.graphGeneration(workspaceId), randomUUID());
+    await this.signal(pipeline, [{ workspaceId, graph: true, access: false, keyHashes: [] }]);
+  }
+
+  /** Forget the cached limit after a plan or limit change. */
+  async limitChanged(workspaceId: string): Promise<void> {
+    await guardRedis(() => this.deps.redis.del(redisKeys.quotaLimit(workspaceId)));
+  }
+
+  /**
+   * Delivers every signal owed to Redis (by any process): new generations, epochs and revoked marks, then
+   * forgets them. Runs at start, when Redis is back after an outage (requests wait for it), and every few
+   * seconds.
+   */
+  async deliverPendingSignals(): Promise<void> {
+    this.delivering ??= (async () => {
+      const owedBefore = this.owed;
+      try {
+        for (;;) {
+          const signals = await this.repo.pendingSignals();
+          if (signals.length === 0) break;
+          const pipeline = this.deps.redis.pipeline();
+          for (const signal of signals) this.queueSignal(pipeline, signal);
+          await execAll(pipeline);
+          await this.repo.deletePendingSignals(signals.map((signal) => signal.id));
+        }
+        if (this.owed === owedBefore) this.owing = false;
+      } catch (err) {
+        this.deps.logger.warn({ err: (err as Error).message }, 'owed signals not delivered yet');
+      } finally {
+        this.delivering = undefined;
+      }
+    })();
+    return this.delivering;
+  }
+
+  /** Sends a change's signal; when Redis cannot be reached, owes it instead. */
+  private async signal(pipeline: ChainableCommander, owed: Omit<PendingSignal, 'id'>[]): Promise<void> {
+    try {
+      await execAll(pipeline);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'service_unavailable')) throw err;
+      await this.owe(owed);
+    }
+  }
+
+  /**
+   * Records in Neo4j the signals of a committed change that Redis could not be given, for this or any other
+   * process to deliver as soon as Redis answers again: the change stays a success (a client retrying it would
+   * only repeat it), and no answer older than it is served once Redis is back.
+   */
+  private async owe(signals: Omit<PendingSignal, 'id'>[]): Promise<void> {
+    this.owing = true;
+    this.owed += 1;
+    this.deps.logger.warn({ workspaceIds: signals.map((s) => s.workspaceId) }, 'redis unreachable: the change’s signal is owed');
+    const now = this.deps.clock().toISOString();
+    for (const signal of signals) await this.repo.recordPendingSignal({ id: randomUUID(), ...signal }, now);
+  }
+
+  private queueSignal(pipeline: ChainableCommander, signal: PendingSignal): void {
+    const { workspaceId } = signal;
+    if (signal.graph) pipeline.set(redisKeys.graphGeneration(workspaceId), randomUUID());
+    if (signal.access) {
+      for (const hash of signal.keyHashes) pipeline.set(redisKeys.revokedKey(workspaceId, hash), '1', 'EX', revokedMarkSeconds);
+      pipeline.set(redisKeys.authEpoch(workspaceId), randomUUID());
+    }
+  }
+}
