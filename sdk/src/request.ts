@@ -59,7 +59,7 @@ export function routeRequest(baseUrl: string, method: string, path: string, init
   return new Request(url, { method, headers, body });
 }
 
-/** Reads an answer of `raw` for `request`: its body parsed, or the PlaybooksError of a problem. */
+/** Reads an answer of `raw`: its body parsed, or the PlaybooksError of a problem. */
 export async function readAnswer<T>(response: Response): Promise<RouteAnswer<T>> {
   if (!response.ok) throw await PlaybooksError.fromResponse(response);
   const text = await response.text();

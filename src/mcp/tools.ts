@@ -6,12 +6,12 @@ import { AppError } from '../errors.js';
 import type { FeedbackService } from '../feedback/service.js';
 import { CreateBody as FeedbackInput, FeedbackSchema } from '../feedback/schemas.js';
 import type { RequestGate } from '../gate/gate.js';
-import { Pagination, Strict } from '../http/common-schemas.js';
+import { Strict } from '../http/common-schemas.js';
 import { meteredAnswer } from '../http/metered-answer.js';
 import type { ResponseCache } from '../http/response-cache.js';
 import type { AnyRoute } from '../http/route.js';
 import { validatePart } from '../http/validation.js';
-import { CreateBody as NodeCreateBody, ListQuery as NodeListQuery, NodeDetailSchema, NodeSchema } from '../nodes/schemas.js';
+import { CreateBody as NodeCreateBody, ListQuery as NodeListQuery, NodeDetailSchema, NodePageSchema } from '../nodes/schemas.js';
 import type { NodeService } from '../nodes/service.js';
 import { ListQuery as PlaybookListQuery, PlaybookListSchema } from '../playbooks/schemas.js';
 import type { PlaybookService } from '../playbooks/service.js';
@@ -82,7 +82,6 @@ const SearchInput = Strict(
   { q: { ...NodeListQuery.properties.q, minLength: 1 }, nodeType: NodeListQuery.properties.nodeType, page: NodeListQuery.properties.page, limit: NodeListQuery.properties.limit },
   { required: ['q'] },
 );
-const SearchOutput = Type.Object({ nodes: Type.Array(NodeSchema), pagination: Pagination });
 
 /** The retrieval routes of each set of services, built once: the tools answer as they do. */
 const restRoutes = new WeakMap<ToolServices, AnyRoute[]>();
@@ -190,7 +189,7 @@ export const tools: Tool[] = [
     title: 'Search context nodes',
     description: 'Full-text search over the live context nodes’ title, aliases, description, content and agent summary; best match first.',
     input: SearchInput,
-    output: SearchOutput,
+    output: NodePageSchema,
     readOnly: true,
     run: async (s, { caller }, args) => answer(await s.nodes.list(caller, valid(SearchInput, args))),
   },
