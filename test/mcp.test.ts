@@ -232,17 +232,23 @@ describe('MCP resources and prompts', function () {
     await client.close();
   });
 
-  it('offers each approved playbook as a prompt: its instructions and its bundle (one retrieval counted)', async () => {
+  it('offers each approved playbook as a prompt, and run_playbook: its instructions and its context as markdown (one retrieval counted)', async () => {
     const { g, w, slug } = await approved();
     const client = await mcpClient(w);
     const { prompts } = await client.listPrompts();
-    expect(prompts.map((p) => p.name)).to.deep.equal([slug]);
+    expect(prompts.map((p) => p.name)).to.deep.equal([slug, 'run_playbook']);
     const before = await usage(w);
     const prompt = await client.getPrompt({ name: slug });
-    expect((prompt.messages[0].content as any).text).to.include('Do the thing');
-    const bundle = JSON.parse((prompt.messages[1].content as any).text.split('\n\n').slice(1).join('\n\n'));
-    expect(bundle.nodes.map((n: any) => n.id)).to.deep.equal([g.id.guide, g.id.detail]);
+    const text = (prompt.messages[0].content as any).text as string;
+    expect(text).to.include('Do the thing');
+    const guide = text.indexOf(`### 1. ${g.node.guide.title}`);
+    expect(guide).to.be.greaterThan(0);
+    expect(text.indexOf(`### 2. ${g.node.detail.title}`)).to.be.greaterThan(guide);
+    expect(text).to.include('How to do the thing, step by step.');
+    expect(text).not.to.include('"nodes"');
     expect((await usage(w)) - before).to.equal(1);
+    const named = await client.getPrompt({ name: 'run_playbook', arguments: { playbook: slug } });
+    expect((named.messages[0].content as any).text).to.equal(text);
     await client.close();
   });
 });

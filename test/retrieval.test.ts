@@ -64,7 +64,7 @@ describe('retrieval', () => {
         latestVersion: { id: v2, versionNumber: 2, status: 'draft' },
         activeVersion: { id: v1, versionNumber: 1, status: 'approved', content: active.content, changeNote: active.changeNote },
       });
-      expect(Object.keys(body)).to.have.members(['playbook', 'nodes', 'annotations', 'truncated', 'omittedNodeIds', 'omitted', 'tokenCount']);
+      expect(Object.keys(body)).to.have.members(['playbook', 'nodes', 'annotations', 'truncated', 'omittedNodeIds', 'omitted', 'omittedCount', 'tokenCount']);
       expect(namesOf(g, body)).to.deep.equal(['b', 'c', 'a']); // a is superseded by c
       for (const n of body.nodes) {
         expect(Object.keys(n)).to.include.members(baseNodeKeys);

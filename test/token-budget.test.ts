@@ -39,38 +39,86 @@ describe('token budget on retrieval', function () {
   this.timeout(120_000);
   const [ta, tb, tc] = [tokens(texts.a), tokens(texts.b), tokens(texts.c)];
 
-  it('a bundle takes nodes in rank order while they fit, lists what the budget cut, and says how many tokens it holds', async () => {
+  it('with maxTokens the whole JSON answer fits: nodes in rank order while it does, the rest counted, and a cursor to them', async () => {
     const g = await graph();
-    const exact = (await getBundle(g.workspace, { playbookId: g.playbookId, maxTokens: ta + tb })).body;
-    expect(g.names(exact.nodes.map((n: any) => n.id))).to.deep.equal(['a', 'b']);
-    expect(exact.tokenCount).to.equal(ta + tb);
-    expect(exact.omitted).to.deep.equal([{ id: g.id.c, reason: 'max-tokens' }]);
-    expect(exact.omittedNodeIds).to.deep.equal([g.id.c]);
-    expect(exact.truncated).to.equal(true);
+    const full = (await getBundle(g.workspace, { playbookId: g.playbookId })).body;
+    expect(g.names(full.nodes.map((n: any) => n.id))).to.deep.equal(['a', 'b', 'c']);
+    expect([full.tokenCount, full.omittedCount, full.omitted, full.cursor]).to.deep.equal([ta + tb + tc, 0, [], undefined]);
+    const whole = tokens(JSON.stringify(full));
+    const seen = new Set<number>();
+    for (let budget = whole - 120; budget <= whole; budget += 10) {
+      const reply = await getBundle(g.workspace, { playbookId: g.playbookId, maxTokens: budget });
+      expect(reply.status).to.equal(200);
+      expect(tokens(reply.text)).to.be.at.most(budget);
+      const kept = reply.body.nodes.length;
+      seen.add(kept);
+      // A prefix of the ranking, and the longest that fits: the next node would not have.
+      expect(reply.body.nodes.map((n: any) => n.id)).to.deep.equal(full.nodes.slice(0, kept).map((n: any) => n.id));
+      expect(reply.body.tokenCount).to.equal([0, ta, ta + tb, ta + tb + tc][kept]);
+      expect(reply.body.omittedCount).to.equal(3 - kept);
+      expect(reply.body.truncated).to.equal(kept < 3);
+      expect(reply.body.omitted).to.deep.equal(full.nodes.slice(kept).map((n: any) => ({ id: n.id, reason: 'max-tokens' })));
+      expect(reply.body.omittedNodeIds).to.deep.equal(reply.body.omitted.map((o: any) => o.id));
+      if (kept < 3) {
+        expect(tokens(JSON.stringify({ ...full, nodes: full.nodes.slice(0, kept + 1) }))).to.be.greaterThan(budget - 100);
+        const next = (await getBundle(g.workspace, { playbookId: g.playbookId, cursor: reply.body.cursor })).body;
+        expect(next.nodes.map((n: any) => n.id)).to.deep.equal(full.nodes.slice(kept).map((n: any) => n.id));
+      } else {
+        expect(reply.body.cursor).to.equal(undefined);
+      }
+    }
+    expect(seen.size).to.be.greaterThan(1);
 
-    // One token less: b no longer fits, and c (which would) is not taken in its place.
-    const less = (await getBundle(g.workspace, { playbookId: g.playbookId, maxTokens: ta + tb - 1 })).body;
-    expect(g.names(less.nodes.map((n: any) => n.id))).to.deep.equal(['a']);
-    expect(less.tokenCount).to.equal(ta);
-    expect(less.omitted.map((o: any) => [g.name[o.id], o.reason])).to.deep.equal([['b', 'max-tokens'], ['c', 'max-tokens']]);
+    // maxNodes and the budget together: each cut says which, and the count covers both.
+    const both = (await getBundle(g.workspace, { playbookId: g.playbookId, maxNodes: 2, maxTokens: whole - 60 })).body;
+    expect(both.omitted.map((o: any) => [g.name[o.id], o.reason]).at(-1)).to.deep.equal(['c', 'max-nodes']);
+    expect(both.omittedCount).to.equal(3 - both.nodes.length);
 
-    // maxNodes and the budget together: each cut says which.
-    const both = (await getBundle(g.workspace, { playbookId: g.playbookId, maxNodes: 2, maxTokens: ta })).body;
-    expect(both.omitted.map((o: any) => [g.name[o.id], o.reason])).to.deep.equal([['b', 'max-tokens'], ['c', 'max-nodes']]);
-
-    const none = (await getBundle(g.workspace, { playbookId: g.playbookId })).body;
-    expect(none.tokenCount).to.equal(ta + tb + tc);
-    expect(none.omitted).to.deep.equal([]);
+    const tooSmall = await getBundle(g.workspace, { playbookId: g.playbookId, maxTokens: 20 });
+    expect(tooSmall.status).to.equal(400);
+    expect(tooSmall.body.errors[0].path).to.equal('/maxTokens');
   });
 
-  it('the manifest carries each node’s stored count; follow honours a budget too', async () => {
+  it('a budgeted answer lists only the first few of what it left out, however many there are', async () => {
+    const w = await createWorkspace();
+    const nodes: Record<string, { content: string; importance: number }> = {};
+    const links: [string, 'requires' | 'references' | 'relates-to', string][] = [];
+    for (let i = 0; i < 30; i++) {
+      nodes[`n${i}`] = { content: `${texts.c} (${i})`, importance: 90 - i };
+      links.push(['pb', 'references', `n${i}`]);
+    }
+    const g = await buildGraph(w, { nodes, links });
+    const reply = await getBundle(w, { playbookId: g.playbookId, maxNodes: 30, maxTokens: 600 });
+    expect(tokens(reply.text)).to.be.at.most(600);
+    expect(reply.body.omittedCount).to.equal(30 - reply.body.nodes.length);
+    expect(reply.body.omitted.length).to.be.at.most(5);
+    // The cursor walks the whole ranking, page by page, each within the budget.
+    const ids = reply.body.nodes.map((n: any) => n.id);
+    let cursor = reply.body.cursor;
+    while (cursor) {
+      const page = await getBundle(w, { playbookId: g.playbookId, maxNodes: 30, maxTokens: 600, cursor });
+      expect(tokens(page.text)).to.be.at.most(600);
+      ids.push(...page.body.nodes.map((n: any) => n.id));
+      cursor = page.body.cursor;
+    }
+    expect(g.names(ids)).to.deep.equal(Object.keys(nodes));
+    const bad = await getBundle(w, { playbookId: g.playbookId, cursor: 'bm90LWEtY3Vyc29y' });
+    expect(bad.status).to.equal(400);
+  });
+
+  it('the manifest carries each node’s stored count; follow fits its whole answer in a budget too', async () => {
     const g = await graph();
     const manifest = (await getManifest(g.workspace, { playbookId: g.playbookId })).body;
     expect(manifest.nodes.map((n: any) => n.tokenCount)).to.deep.equal([ta, tb, tc]);
-    const follow = (await getFollow(g.workspace, g.id.a, { maxTokens: tb })).body;
-    expect(g.names(follow.nodes.map((n: any) => n.id))).to.deep.equal(['b']);
-    expect(follow.tokenCount).to.equal(tb);
-    expect(follow.omitted).to.deep.equal([{ id: g.id.c, reason: 'max-tokens' }]);
+    const all = (await getFollow(g.workspace, g.id.a, {})).body;
+    expect(g.names(all.nodes.map((n: any) => n.id))).to.deep.equal(['b', 'c']);
+    const budget = tokens(JSON.stringify(all)) - 10; // both do not fit; one, with what it left out, does
+    const follow = await getFollow(g.workspace, g.id.a, { maxTokens: budget });
+    expect(tokens(follow.text)).to.be.at.most(budget);
+    expect(g.names(follow.body.nodes.map((n: any) => n.id))).to.deep.equal(['b']);
+    expect(follow.body.tokenCount).to.equal(tb);
+    expect(follow.body.omitted).to.deep.equal([{ id: g.id.c, reason: 'max-tokens' }]);
+    expect(follow.body.omittedCount).to.equal(1);
   });
 
   it('an edit recounts the content', async () => {
@@ -107,11 +155,11 @@ describe('token budget on retrieval', function () {
     await started.stop();
     const manifest = (await getManifest(g.workspace, { playbookId: g.playbookId })).body;
     expect(manifest.nodes.map((n: any) => n.tokenCount)).to.deep.equal([ta, tb, tc]);
-    const budgeted = (await getBundle(g.workspace, { playbookId: g.playbookId, maxTokens: ta })).body;
-    expect(budgeted.tokenCount).to.equal(ta);
+    const budgeted = (await getBundle(g.workspace, { playbookId: g.playbookId, maxTokens: 10_000 })).body;
+    expect(budgeted.tokenCount).to.equal(ta + tb + tc);
   });
 
-  it('MCP retrieval tools apply the default budget of 8,000 tokens, and honour a given one exactly', async () => {
+  it('MCP retrieval tools apply the default budget of 8,000 tokens to the whole result, and honour a given one', async () => {
     const w = await createWorkspace();
     const big = 'lorem ipsum dolor sit amet '.repeat(1700);
     const g = await buildGraph(w, { nodes: { small: { content: texts.a, importance: 90 }, big: { content: big, importance: 10 } }, links: [['pb', 'requires', 'small'], ['pb', 'requires', 'big']] });
@@ -121,7 +169,7 @@ describe('token budget on retrieval', function () {
     expect(g.names(bundle.nodes.map((n: any) => n.id))).to.deep.equal(['small']);
     expect(bundle.omitted).to.deep.equal([{ id: g.id.big, reason: 'max-tokens' }]);
     expect(bundle.tokenCount).to.equal(tokens(texts.a));
-    const all = await callOk(client, 'get_bundle', { playbook: g.playbookId, maxTokens: tokens(texts.a) + tokens(big) });
+    const all = await callOk(client, 'get_bundle', { playbook: g.playbookId, maxTokens: 2 * (tokens(texts.a) + tokens(big)) + 1_000 });
     expect(all.nodes).to.have.length(2);
     expect(all.tokenCount).to.equal(tokens(texts.a) + tokens(big));
     const rest = (await getBundle(w, { playbookId: g.playbookId })).body;

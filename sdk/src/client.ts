@@ -235,7 +235,7 @@ export class PlaybooksClient {
     /** The nodes reached from one node by its links, ranked; not counted as a retrieval. */
     follow: (nodeId: string, query: Query<T.FollowLinksData> = {}, call?: CallOptions) =>
       this.#send<T.FollowLinksResponse>(api.followLinks, { path: this.#path({ nodeId }), query }, idempotent, call),
-    /** Every node changed since `since`, oldest first, page after page (each asks from the last `until`), until one is empty. */
+    /** Every node changed since `since`, oldest first, page after page (each asks from the last page's `cursor`), until one is empty. */
     updates: (query: Query<T.ContextUpdatesData>, call?: CallOptions): Paged<Item<T.ContextUpdatesResponse['nodes']>, T.ContextUpdatesResponse> =>
       pagedByCursor(
         query,
@@ -243,7 +243,7 @@ export class PlaybooksClient {
         (r) => r.nodes,
         // Only an empty page is the last: the service holds a run of equal timestamps back for the next page, so a
         // page shorter than the limit may still have more after it.
-        (r, q) => (r.nodes.length === 0 ? undefined : { ...q, since: r.until }),
+        (r, q) => (r.nodes.length === 0 ? undefined : { ...q, cursor: r.cursor }),
       ),
     updatesPage: (query: Query<T.ContextUpdatesData>, call?: CallOptions) =>
       this.#send<T.ContextUpdatesResponse>(api.contextUpdates, { path: this.#path(), query }, idempotent, call),

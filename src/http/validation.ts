@@ -81,6 +81,27 @@ function holdsAtMost(root: unknown, limit: number): boolean {
 
 const cut = (text: string) => (text.length > maxErrorTextLength ? `${text.slice(0, maxErrorTextLength)}…` : text);
 
+/**
+ * A union of literals fails as one `const` error per value and then an `anyOf`: they become one `enum` error, so
+ * that the message names the allowed values.
+ */
+function withUnionsNamed(errors: ErrorObject[]): ErrorObject[] {
+  const out: ErrorObject[] = [];
+  for (const e of errors) {
+    const branch = `${e.schemaPath}/`;
+    const consts = e.keyword === 'anyOf' ? out.filter((c) => c.keyword === 'const' && c.instancePath === e.instancePath && c.schemaPath.startsWith(branch)) : [];
+    if (consts.length === 0) {
+      out.push(e);
+      continue;
+    }
+    const first = out.indexOf(consts[0]);
+    const rest = out.filter((c) => !consts.includes(c));
+    rest.splice(first, 0, { ...e, keyword: 'enum', params: { allowedValues: consts.map((c) => c.params.allowedValue) } });
+    out.splice(0, out.length, ...rest);
+  }
+  return out;
+}
+
 function toFieldError(e: ErrorObject, where: Where, value: unknown): FieldError {
   if (e.keyword === 'required') {
     return { path: `${e.instancePath}/${e.params.missingProperty}`, message: 'is required', in: where };
@@ -124,7 +145,7 @@ export function validatePart<T>(schema: TSchema, value: unknown, where: Where): 
   const thorough = holdsAtMost(value, maxValuesForAllErrors);
   const validate = validatorFor(schema, where, thorough);
   validate(value);
-  throw invalidPart((validate.errors ?? []).map((e) => toFieldError(e, where, value)), where, thorough);
+  throw invalidPart(withUnionsNamed(validate.errors ?? []).map((e) => toFieldError(e, where, value)), where, thorough);
 }
 
 /** Items of a large array validated between two turns of the event loop. */

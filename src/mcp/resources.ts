@@ -1,12 +1,14 @@
-import type { GetPromptResult, ListPromptsResult, ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, notFound } from '../errors.js';
 import { slugPattern } from '../http/slug.js';
+import { cutMark } from '../nodes/token-fit.js';
+import { textWithin } from '../nodes/token-count.js';
 import type { PlaybookDetail } from '../playbooks/schemas.js';
-import { type ToolCall, type ToolServices, bundleFor } from './tools.js';
+import type { ToolCall, ToolServices } from './tools.js';
 
 /**
- * Resources (approved playbooks as playbook://{slug}, live context nodes as node://{slug}, markdown) and prompts
- * (each approved playbook: its instructions and its bundle). Everything is read through the REST services.
+ * Resources: approved playbooks as playbook://{slug}, live context nodes as node://{slug}, as markdown within
+ * the server's MCP budget. Everything is read through the REST services.
  */
 
 export const resourceTemplates = [
@@ -52,14 +54,14 @@ export async function listResources(s: ToolServices, { caller }: ToolCall, curso
   };
 }
 
-function approvedVersion(playbook: PlaybookDetail) {
+export function approvedVersion(playbook: PlaybookDetail) {
   const version = playbook.versions.find((v) => v.status === 'approved');
   if (!version) throw notFound('Approved playbook');
   return version;
 }
 
 /** The instructions of a version's content: its `instructions` entry when it is text, else the content as JSON. */
-function instructionsOf(content: Record<string, unknown>): string {
+export function instructionsOf(content: Record<string, unknown>): string {
   return typeof content.instructions === 'string' ? content.instructions : `\`\`\`json\n${JSON.stringify(content, null, 2)}\n\`\`\``;
 }
 
@@ -72,7 +74,14 @@ function decodedSlug(text: string): string | undefined {
   }
 }
 
-export async function readResource(s: ToolServices, { caller }: ToolCall, uri: string): Promise<ReadResourceResult> {
+/** A resource's text within the budget: cut where a token ends, and saying so. */
+function within(text: string, maxTokens: number, rest: string): string {
+  const room = maxTokens - 40; // what the result holds around the text: its uri and type
+  const kept = textWithin(text, room);
+  return kept.length === text.length ? text : textWithin(text, room - 40) + `${cutMark} ${rest}`;
+}
+
+export async function readResource(s: ToolServices, { caller, defaultMaxTokens }: ToolCall, uri: string): Promise<ReadResourceResult> {
   const match = /^(playbook|node):\/\/([^/?#]+)$/.exec(uri);
   // A slug in any script may come as it is or percent-encoded, as clients write URIs.
   const slug = match ? decodedSlug(match[2]) : undefined;
@@ -85,29 +94,10 @@ export async function readResource(s: ToolServices, { caller }: ToolCall, uri: s
     const text = [`# ${playbook.title}`, playbook.description ?? playbook.summary ?? '', `Version ${version.versionNumber}`, instructionsOf(version.content)]
       .filter(Boolean)
       .join('\n\n');
-    return { contents: [{ uri, mimeType: 'text/markdown', text }] };
+    return { contents: [{ uri, mimeType: 'text/markdown', text: within(text, defaultMaxTokens, 'The get_bundle tool returns it with its context.') }] };
   }
   const node = await s.nodes.get(caller, await s.nodes.idOf(caller, slug));
   if (node.status !== 'live') throw notFound('Context node');
-  return { contents: [{ uri, mimeType: 'text/markdown', text: `# ${node.title}\n\n${node.content}` }] };
-}
-
-/** Every approved playbook is a prompt named by its slug (first 200 by title). */
-export async function listPrompts(s: ToolServices, { caller }: ToolCall): Promise<ListPromptsResult> {
-  const { playbooks } = await s.playbooks.list(caller, { status: 'approved', sort: 'title', order: 'asc', page: 1, limit: 200 });
-  return { prompts: playbooks.map((p) => ({ name: p.slug, title: p.title, description: p.summary ?? `Run the playbook ${p.title}` })) };
-}
-
-/** The playbook's instructions and its bundle (a retrieval: counted and cached like get_bundle, within the MCP budget). */
-export async function getPrompt(s: ToolServices, call: ToolCall, name: string): Promise<GetPromptResult> {
-  const playbook = await s.playbooks.get(call.caller, await s.playbooks.idOf(call.caller, name));
-  const version = approvedVersion(playbook);
-  const bundle = await bundleFor(s, call, { playbook: playbook.id });
-  return {
-    description: playbook.summary ?? playbook.title,
-    messages: [
-      { role: 'user', content: { type: 'text', text: `# ${playbook.title}\n\n${instructionsOf(version.content)}` } },
-      { role: 'user', content: { type: 'text', text: `Context for this playbook (ranked, most important first):\n\n${bundle.text}` } },
-    ],
-  };
+  const text = `# ${node.title}\n\n${node.content}`;
+  return { contents: [{ uri, mimeType: 'text/markdown', text: within(text, defaultMaxTokens, 'The get_node tool with a larger maxTokens returns more.') }] };
 }

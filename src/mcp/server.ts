@@ -1,85 +1,101 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
   type Tool as McpTool,
+  ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { AppError } from '../errors.js';
-import { getPrompt, listPrompts, listResources, readResource, resourceTemplates } from './resources.js';
+import { z } from 'zod';
+import { complete } from './completions.js';
+import { RpcError, protocolErrors, toolError } from './errors.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { listResources, readResource, resourceTemplates } from './resources.js';
 import { type ToolCall, type ToolServices, tools } from './tools.js';
 
 export const serverInfo = { name: 'playbooks-context-service', version: '0.1.0' };
 
+/** What the server is for and how an agent should use it: sent in the initialize result. */
+export const instructions = [
+  'Playbooks are a workspace’s approved workflows; context nodes are its knowledge (guidelines, processes, personas, examples), linked to each other and to playbooks.',
+  'To run a playbook, start with get_bundle (list_playbooks finds it): the playbook’s instructions and its linked context, ranked, within maxTokens.',
+  'When a bundle says it left nodes out, ask again with its cursor, or read get_manifest (what there is, with token counts) and get_node for one.',
+  'For more around a node use follow_links; search_context finds nodes by text; get_updates says what changed since a moment.',
+  'Leave what you learn: annotate adds a note to a playbook or a node, give_feedback tells the editors that something is incorrect, outdated, missing or helpful.',
+  'get_bundle, get_manifest and the prompts count against the workspace’s monthly retrieval quota.',
+].join('\n');
+
 /** Plain JSON Schema (TypeBox's symbols dropped), as tools/list sends it. */
 const plain = <T>(schema: unknown): T => JSON.parse(JSON.stringify(schema));
+
+/**
+ * An input schema as clients read it: a field with a default is not required (TypeBox lists every field that
+ * is not Optional), so that a strict client or a model does not fill in what the server would.
+ */
+function inputSchema(schema: unknown): McpTool['inputSchema'] {
+  const json = plain<McpTool['inputSchema'] & { required?: string[] }>(schema);
+  const properties = (json.properties ?? {}) as Record<string, { default?: unknown }>;
+  const required = (json.required ?? []).filter((name) => properties[name]?.default === undefined);
+  const { required: _all, ...rest } = json;
+  return required.length > 0 ? { ...rest, required } : rest;
+}
 
 /** tools/list, made once: the input and output schemas are the REST routes' own. */
 export const toolList: McpTool[] = tools.map((tool) => ({
   name: tool.name,
   title: tool.title,
   description: tool.description,
-  inputSchema: plain(tool.input),
+  inputSchema: inputSchema(tool.input),
   outputSchema: plain(tool.output),
   annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.replaces ?? false, idempotentHint: tool.readOnly || (tool.replaces ?? false), openWorldHint: false },
 }));
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
-/** A tool error: the REST problem's code and detail (and its field errors), as text and as structured content. */
-function toolError(code: string, detail: string, errors?: unknown): CallToolResult {
-  const problem = { code, detail, ...(errors ? { errors } : {}) };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }] };
-}
-
-/** Runs one tool for the caller; every failure is a tool result with isError, never a protocol error. */
-export async function callTool(s: ToolServices, call: ToolCall, name: string, args: unknown, logger: Logger): Promise<CallToolResult> {
+/**
+ * Runs one tool for the caller. A call the protocol cannot take (no tool of that name, no name, arguments that
+ * are not an object) is a JSON-RPC error -32602 in one line; every failure of a tool that ran is a tool result
+ * with isError, which the model reads.
+ */
+export async function callTool(s: ToolServices, call: ToolCall, params: unknown, logger: Logger): Promise<CallToolResult> {
+  const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') throw new RpcError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool (see tools/list)');
   const tool = byName.get(name);
-  if (!tool) return toolError('not_found', `No tool named ${name}`);
+  if (!tool) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)} (see tools/list)`);
+  if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+    throw new RpcError(ErrorCode.InvalidParams, 'tools/call params.arguments must be an object');
+  }
   try {
     const { structured, text } = await tool.run(s, call, args);
     return { content: [{ type: 'text', text }], structuredContent: structured };
   } catch (err) {
-    if (err instanceof AppError) return toolError(err.code, err.message, err.errors);
-    logger.error({ err, tool: name }, 'tool failed');
-    return toolError('internal_error', 'Internal server error');
+    return toolError(err, logger, name);
   }
 }
 
 /**
- * Resources and prompts have no isError result: a failure is a JSON-RPC error carrying the REST code in its data
- * (a missing resource is the protocol's -32002).
+ * tools/call as the protocol layer takes it: the SDK's Server checks the request against its own schema first and
+ * answers a malformed one with a multi-line dump of the schema's errors; callTool says what is wrong in one line.
  */
-async function protocolErrors<T>(logger: Logger, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (!(err instanceof AppError)) {
-      logger.error({ err }, 'MCP request failed');
-      throw new McpError(ErrorCode.InternalError, 'Internal server error');
-    }
-    const code = err.code === 'not_found' ? -32002 : err.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidParams;
-    throw new McpError(code, err.message, { code: err.code });
-  }
-}
+const ToolsCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
 /** One MCP server for one caller (the HTTP transport is stateless: a server per request). */
 export function mcpServerFor(s: ToolServices, call: ToolCall, logger: Logger): Server {
-  const server = new Server(serverInfo, { capabilities: { tools: {}, resources: {}, prompts: {} } });
+  const server = new Server(serverInfo, { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(s, call, request.params.name, request.params.arguments, logger));
+  Protocol.prototype.setRequestHandler.call(server, ToolsCall, (request: z.infer<typeof ToolsCall>) => callTool(s, call, request.params, logger));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates }));
   server.setRequestHandler(ListResourcesRequestSchema, (request) => protocolErrors(logger, () => listResources(s, call, request.params?.cursor)));
   server.setRequestHandler(ReadResourceRequestSchema, (request) => protocolErrors(logger, () => readResource(s, call, request.params.uri)));
   server.setRequestHandler(ListPromptsRequestSchema, () => protocolErrors(logger, () => listPrompts(s, call)));
-  server.setRequestHandler(GetPromptRequestSchema, (request) => protocolErrors(logger, () => getPrompt(s, call, request.params.name)));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => protocolErrors(logger, () => getPrompt(s, call, request.params.name, request.params.arguments)));
+  server.setRequestHandler(CompleteRequestSchema, (request) => protocolErrors(logger, () => complete(s, call, request.params)));
   return server;
 }

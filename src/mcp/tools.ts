@@ -1,4 +1,4 @@
-import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { AnnotationService } from '../annotations/service.js';
 import { AnnotationSchema, CreateBody as AnnotateInput } from '../annotations/schemas.js';
 import { type Caller, roleAtLeast } from '../auth/caller.js';
@@ -11,12 +11,13 @@ import { meteredAnswer } from '../http/metered-answer.js';
 import type { ResponseCache } from '../http/response-cache.js';
 import type { AnyRoute } from '../http/route.js';
 import { validatePart } from '../http/validation.js';
-import { CreateBody as NodeCreateBody, ListQuery as NodeListQuery, NodeDetailSchema, NodePageSchema } from '../nodes/schemas.js';
+import { type ListNodesQuery, CreateBody as NodeCreateBody, ListQuery as NodeListQuery, NodeDetailSchema, NodePageSchema } from '../nodes/schemas.js';
 import type { NodeService } from '../nodes/service.js';
 import { ListQuery as PlaybookListQuery, PlaybookListSchema } from '../playbooks/schemas.js';
 import type { PlaybookService } from '../playbooks/service.js';
 import { retrievalRoutes } from '../retrieval/routes.js';
-import { BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema } from '../retrieval/schemas.js';
+import { MaxTokensInput, PageCursorInput, answerBudget, budgeted, entityWithin, pageWithin } from './budget.js';
+import { type Bundle, BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema } from '../retrieval/schemas.js';
 import type { RetrievalService } from '../retrieval/service.js';
 
 /** The services the tools call: the very ones behind the REST routes. */
@@ -34,7 +35,7 @@ export interface ToolServices {
 export interface ToolCall {
   caller: Caller;
   token: string;
-  /** The budget applied when a retrieval tool's call names none. */
+  /** The budget (tokens of the whole result) applied when a call names none. */
   defaultMaxTokens: number;
 }
 
@@ -70,18 +71,31 @@ const NodeRef = Type.String({
   description: 'The context node’s id (cn_…), or a name as a [[wikilink]] in content gives it: its slug, file name, path, title or an alias',
 });
 
-const BundleInput = Strict({ playbook: PlaybookRef, ...without(BundleQuery, 'playbookId') }, { required: ['playbook'] });
-const ManifestInput = Strict({ playbook: PlaybookRef, ...without(ManifestQuery, 'playbookId') }, { required: ['playbook'] });
-const NodeInput = Strict({ node: NodeRef }, { required: ['node'] });
+const maxTokens = Type.Optional(MaxTokensInput);
+const BundleInput = Strict({ playbook: PlaybookRef, ...without(BundleQuery, 'playbookId'), maxTokens }, { required: ['playbook'] });
+const ManifestInput = Strict({ playbook: PlaybookRef, ...without(ManifestQuery, 'playbookId'), maxTokens }, { required: ['playbook'] });
+const NodeInput = Strict({ node: NodeRef, maxTokens }, { required: ['node'] });
 const NodeNamesInput = Strict(
-  { node: NodeRef, aliases: NodeCreateBody.properties.aliases, tags: NodeCreateBody.properties.tags },
+  { node: NodeRef, aliases: NodeCreateBody.properties.aliases, tags: NodeCreateBody.properties.tags, maxTokens },
   { required: ['node'], minProperties: 2 },
 );
-const FollowInput = Strict({ node: NodeRef, ...FollowQuery.properties }, { required: ['node'] });
+const FollowInput = Strict({ node: NodeRef, ...FollowQuery.properties, maxTokens }, { required: ['node'] });
 const SearchInput = Strict(
-  { q: { ...NodeListQuery.properties.q, minLength: 1 }, nodeType: NodeListQuery.properties.nodeType, page: NodeListQuery.properties.page, limit: NodeListQuery.properties.limit },
+  {
+    q: { ...NodeListQuery.properties.q, minLength: 1 },
+    nodeType: NodeListQuery.properties.nodeType,
+    page: NodeListQuery.properties.page,
+    limit: NodeListQuery.properties.limit,
+    cursor: Type.Optional(PageCursorInput),
+    maxTokens,
+  },
   { required: ['q'] },
 );
+const PlaybooksInput = Strict({ ...PlaybookListQuery.properties, cursor: Type.Optional(PageCursorInput), maxTokens });
+const UpdatesInput = Strict({ ...UpdatesQuery.properties, maxTokens }, { required: ['since'] });
+
+
+type PlaybookListQuery = Static<typeof PlaybookListQuery>;
 
 /** The retrieval routes of each set of services, built once: the tools answer as they do. */
 const restRoutes = new WeakMap<ToolServices, AnyRoute[]>();
@@ -99,7 +113,8 @@ function restTwin(s: ToolServices, query: TObject): AnyRoute {
  * A bundle or manifest, through the answer step its REST route takes (src/http/metered-answer.ts): counted
  * against the quota (one round trip through the gate, the count taken back if the retrieval fails) and answered
  * from the same response cache under the same key (the route's operation and path, the validated arguments as its
- * query), so an MCP and a REST retrieval of the same request share an entry.
+ * query), so an MCP and a REST retrieval of the same request share an entry. The REST answer's budget is the
+ * JSON body's, so the tool asks for the share of its budget that one copy of the answer may take.
  */
 async function retrieval(s: ToolServices, call: ToolCall, restQuery: TObject, query: Record<string, unknown>, produce: () => Promise<object>): Promise<ToolAnswer> {
   const { caller } = call;
@@ -113,32 +128,50 @@ async function retrieval(s: ToolServices, call: ToolCall, restQuery: TObject, qu
   return { structured: (step.body ?? JSON.parse(text)) as Record<string, unknown>, text };
 }
 
-/** get_bundle: also the bundle of a prompt. */
-export async function bundleFor(s: ToolServices, call: ToolCall, args: unknown): Promise<ToolAnswer> {
-  const { playbook, ...rest } = valid<{ playbook: string } & Record<string, unknown>>(BundleInput, args);
-  const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: rest.maxTokens ?? call.defaultMaxTokens } as BundleQuery;
+/** A playbook retrieval's REST query: the tool's arguments with the playbook's id and one copy's share of the budget. */
+async function retrievalQuery(s: ToolServices, call: ToolCall, input: TObject, args: unknown) {
+  const { playbook, maxTokens, ...rest } = valid<{ playbook: string; maxTokens?: number } & Record<string, unknown>>(input, args);
+  return { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: answerBudget(maxTokens ?? call.defaultMaxTokens) };
+}
+
+/** get_bundle. */
+async function bundleFor(s: ToolServices, call: ToolCall, args: unknown): Promise<ToolAnswer> {
+  const query = (await retrievalQuery(s, call, BundleInput, args)) as BundleQuery;
   return retrieval(s, call, BundleQuery, query, () => s.retrieval.bundle(call.caller, query));
+}
+
+/** A prompt's bundle: a retrieval like get_bundle's (counted, cached), its JSON within `maxTokens`. */
+export async function promptBundle(s: ToolServices, call: ToolCall, playbookId: string, maxTokens: number): Promise<Bundle> {
+  const query = validatePart<BundleQuery>(BundleQuery, { playbookId, maxTokens }, 'query');
+  return (await retrieval(s, call, BundleQuery, query, () => s.retrieval.bundle(call.caller, query))).structured as Bundle;
 }
 
 /** Validates arguments with the same ajv as a REST body: a bad argument is invalid_request, before anything runs. */
 const valid = <T>(schema: TObject, args: unknown): T => validatePart<T>(schema, structuredClone(args ?? {}), 'body');
+
+/** The budget a call names, or the server's. */
+const budgetOf = (call: ToolCall, args: { maxTokens?: number }) => args.maxTokens ?? call.defaultMaxTokens;
 
 export const tools: Tool[] = [
   {
     name: 'list_playbooks',
     title: 'List playbooks',
     description: 'The workspace’s playbooks (not archived), one page at a time; filter by version status, function area or owner.',
-    input: PlaybookListQuery,
-    output: PlaybookListSchema,
+    input: PlaybooksInput,
+    output: budgeted(PlaybookListSchema),
     readOnly: true,
-    run: async (s, { caller }, args) => answer(await s.playbooks.list(caller, valid(PlaybookListQuery, args))),
+    run: async (s, call, args) => {
+      const { cursor, maxTokens, ...query } = valid<PlaybookListQuery & { cursor?: string; maxTokens?: number }>(PlaybooksInput, args);
+      return pageWithin('playbooks', { page: query.page, cursor }, budgetOf(call, { maxTokens }), (page) => s.playbooks.list(call.caller, { ...query, page }));
+    },
   },
   {
     name: 'get_bundle',
     title: 'Get a playbook bundle',
     description:
       'A playbook with its ranked linked context, for a run: nodes in reading order, each with the reason it is there. ' +
-      'Nodes are taken while they fit in maxTokens (default: the server’s MCP budget); what the budget cut is listed in omitted. ' +
+      'The whole result fits in maxTokens (default: the server’s MCP budget): nodes are taken in rank order while they fit; ' +
+      'what was left out is counted in omittedCount (the first few in omitted), and cursor continues after the nodes returned. ' +
       'Counts one retrieval against the workspace’s monthly quota.',
     input: BundleInput,
     output: BundleSchema,
@@ -150,59 +183,65 @@ export const tools: Tool[] = [
     title: 'Get a playbook manifest',
     description:
       'The same ranking as get_bundle with summaries and token estimates instead of content: what to read, before reading it. ' +
-      'Counts one retrieval against the workspace’s monthly quota.',
+      'Fits in maxTokens like get_bundle. Counts one retrieval against the workspace’s monthly quota.',
     input: ManifestInput,
     output: ManifestSchema,
     readOnly: true,
     run: async (s, call, args) => {
-      const { playbook, ...rest } = valid<{ playbook: string } & Record<string, unknown>>(ManifestInput, args);
-      const query = { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: rest.maxTokens ?? call.defaultMaxTokens } as ManifestQuery;
+      const query = (await retrievalQuery(s, call, ManifestInput, args)) as ManifestQuery;
       return retrieval(s, call, ManifestQuery, query, () => s.retrieval.manifest(call.caller, query));
     },
   },
   {
     name: 'get_node',
     title: 'Get a context node',
-    description: 'One context node with its content and its links in and out.',
+    description: 'One context node with its content and its links in and out; a content longer than maxTokens allows is cut, and says so at its end.',
     input: NodeInput,
     output: NodeDetailSchema,
     readOnly: true,
-    run: async (s, { caller }, args) => {
-      const { node } = valid<{ node: string }>(NodeInput, args);
-      return answer(await s.nodes.get(caller, await s.nodes.idOf(caller, node)));
+    run: async (s, call, args) => {
+      const { node, maxTokens } = valid<{ node: string; maxTokens?: number }>(NodeInput, args);
+      return entityWithin(await s.nodes.get(call.caller, await s.nodes.idOf(call.caller, node)), budgetOf(call, { maxTokens }));
     },
   },
   {
     name: 'follow_links',
     title: 'Follow links from a context node',
-    description: 'The live context nodes linked from (or to) a node, ranked like a bundle, with the path to each.',
+    description: 'The live context nodes linked from (or to) a node, ranked like a bundle, with the path to each; fits in maxTokens like get_bundle.',
     input: FollowInput,
     output: FollowSchema,
     readOnly: true,
-    run: async (s, { caller, defaultMaxTokens }, args) => {
-      const { node, ...query } = valid<{ node: string } & FollowQuery>(FollowInput, args);
-      return answer(await s.retrieval.follow(caller, await s.nodes.idOf(caller, node), { ...query, maxTokens: query.maxTokens ?? defaultMaxTokens }));
+    run: async (s, call, args) => {
+      const { node, maxTokens, ...query } = valid<{ node: string } & FollowQuery>(FollowInput, args);
+      return answer(await s.retrieval.follow(call.caller, await s.nodes.idOf(call.caller, node), { ...query, maxTokens: answerBudget(budgetOf(call, { maxTokens })) }));
     },
   },
   {
     name: 'search_context',
     title: 'Search context nodes',
-    description: 'Full-text search over the live context nodes’ title, aliases, description, content and agent summary; best match first.',
+    description:
+      'Full-text search over the live context nodes’ title, aliases, description, content and agent summary; best match first. ' +
+      'The page’s nodes are taken while they fit in maxTokens; a cursor continues with the ones left out.',
     input: SearchInput,
-    output: NodePageSchema,
+    output: budgeted(NodePageSchema),
     readOnly: true,
-    run: async (s, { caller }, args) => answer(await s.nodes.list(caller, valid(SearchInput, args))),
+    run: async (s, call, args) => {
+      const { cursor, maxTokens, ...query } = valid<ListNodesQuery & { q: string; cursor?: string; maxTokens?: number }>(SearchInput, args);
+      return pageWithin('nodes', { page: query.page, cursor }, budgetOf(call, { maxTokens }), (page) => s.nodes.list(call.caller, { ...query, page }));
+    },
   },
   {
     name: 'get_updates',
     title: 'Context changed since',
-    description: 'Context nodes changed after a moment, oldest first; ask again with since = the returned until for the next changes.',
-    input: UpdatesQuery,
+    description:
+      'Context nodes changed after a moment, oldest first, at most limit of them and as many as fit in maxTokens; ' +
+      'ask again with cursor = the returned cursor for the next ones (nodes that share a timestamp are never skipped).',
+    input: UpdatesInput,
     output: UpdatesSchema,
     readOnly: true,
-    run: async (s, { caller }, args) => {
-      const { since, limit } = valid<{ since: string; limit: number }>(UpdatesQuery, args);
-      return answer(await s.retrieval.updates(caller, since, limit));
+    run: async (s, call, args) => {
+      const { maxTokens, ...query } = valid<{ since: string; limit: number; cursor?: string; maxTokens?: number }>(UpdatesInput, args);
+      return answer(await s.retrieval.changes(call.caller, query, answerBudget(budgetOf(call, { maxTokens }))));
     },
   },
   {
@@ -212,7 +251,7 @@ export const tools: Tool[] = [
     input: AnnotateInput,
     output: AnnotationSchema,
     readOnly: false,
-    run: async (s, { caller }, args) => answer(await s.annotations.create(caller, valid(AnnotateInput, args))),
+    run: async (s, call, args) => entityWithin(await s.annotations.create(call.caller, valid(AnnotateInput, args)), call.defaultMaxTokens),
   },
   {
     name: 'set_node_names',
@@ -222,10 +261,10 @@ export const tools: Tool[] = [
     output: NodeDetailSchema,
     readOnly: false,
     replaces: true,
-    run: async (s, { caller }, args) => {
-      const { node, ...changes } = valid<{ node: string; aliases?: string[]; tags?: string[] }>(NodeNamesInput, args);
-      if (!roleAtLeast(caller.role, 'editor')) throw new AppError('insufficient_role', `This needs the editor role or higher; the caller is ${caller.role}`);
-      return answer(await s.nodes.update(caller, await s.nodes.idOf(caller, node), changes));
+    run: async (s, call, args) => {
+      const { node, maxTokens, ...changes } = valid<{ node: string; aliases?: string[]; tags?: string[]; maxTokens?: number }>(NodeNamesInput, args);
+      if (!roleAtLeast(call.caller.role, 'editor')) throw new AppError('insufficient_role', `This needs the editor role or higher; the caller is ${call.caller.role}`);
+      return entityWithin(await s.nodes.update(call.caller, await s.nodes.idOf(call.caller, node), changes), budgetOf(call, { maxTokens }));
     },
   },
   {
@@ -235,6 +274,6 @@ export const tools: Tool[] = [
     input: FeedbackInput,
     output: FeedbackSchema,
     readOnly: false,
-    run: async (s, { caller }, args) => answer(await s.feedback.create(caller, valid(FeedbackInput, args))),
+    run: async (s, call, args) => entityWithin(await s.feedback.create(call.caller, valid(FeedbackInput, args)), call.defaultMaxTokens),
   },
 ];

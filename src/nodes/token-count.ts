@@ -1,4 +1,4 @@
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as countO200k, decode, encode, isWithinTokenLimit } from 'gpt-tokenizer/encoding/o200k_base';
 
 /**
  * Tokens of a text in the o200k_base encoding (GPT-4o and later; close enough for other models' budgets).
@@ -13,6 +13,30 @@ export function countTokens(text: string | null | undefined): number {
   let count = 0;
   for (const piece of pieces(text)) count += countO200k(piece, asText);
   return count;
+}
+
+/** The tokens of a text when they are at most `limit`, else false: counting stops once the limit is passed. */
+export function tokensWithin(text: string, limit: number): number | false {
+  let count = 0;
+  for (const piece of pieces(text)) {
+    const within = isWithinTokenLimit(piece, limit - count, asText);
+    if (within === false) return false;
+    count += within;
+  }
+  return count;
+}
+
+/** The longest start of a text that holds at most `limit` tokens (cut where a token ends). */
+export function textWithin(text: string, limit: number): string {
+  let kept = '';
+  let left = limit;
+  for (const piece of pieces(text)) {
+    const tokens = encode(piece, asText);
+    if (tokens.length > left) return kept + decode(tokens.slice(0, left));
+    kept += piece;
+    left -= tokens.length;
+  }
+  return kept;
 }
 
 /** Longest piece encoded at once, and the cut of a run without spaces: a BPE merge loop is quadratic in a word's length. */

@@ -91,6 +91,12 @@ export class RetrievalRepository {
     return rows.map((r) => r.node);
   }
 
+  /** Up to `limit + 1` changes after the node `afterId` changed at `since`, in (updatedAt, id) order. */
+  async changesAfter(workspaceId: string, since: string, afterId: string, limit: number): Promise<NodeChange[]> {
+    const rows = await this.graph.read<{ node: NodeChange }>('retrieval/updates-after', { workspaceId, since, afterId, limit });
+    return rows.map((r) => r.node);
+  }
+
   /** Up to `limit + 1` changes after `since`, oldest first. */
   async changesSince(workspaceId: string, since: string, limit: number): Promise<NodeChange[]> {
     const rows = await this.graph.read<{ node: NodeChange }>('retrieval/updates', { workspaceId, since, limit });

@@ -60,12 +60,13 @@ export function retrievalRoutes(s: { retrieval: RetrievalService }): AnyRoute[] 
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/updates', operationId: 'contextUpdates',
       summary: 'Context nodes changed after a moment, oldest first (archived ones with their status)',
       description:
-        'Ask again with `since` = the returned `until` to get the next changes. At most `limit` nodes, except when more than `limit` nodes ' +
-        'changed in the same millisecond: that run comes whole, so nothing is skipped. Does not count against the quota.',
+        'Ask again with `cursor` = the returned `cursor` for the next changes: at most `limit` nodes a page, however many share a timestamp, ' +
+        'and none skipped. Asking with `since` = the returned `until` works too: then, when more than `limit` nodes changed in the same ' +
+        'millisecond, that run comes whole. Does not count against the quota.',
       params: WorkspacePath, query: UpdatesQuery,
       responses: { 200: { description: 'Changed nodes', schema: UpdatesSchema } },
       handler: async ({ ctx, caller, query }) => {
-        ctx.body = await s.retrieval.updates(caller, query.since, query.limit);
+        ctx.body = await s.retrieval.updates(caller, query.since, query.limit, query.cursor);
       },
     }),
   ];

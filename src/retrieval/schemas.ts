@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { AnnotationSchema } from '../annotations/schemas.js';
 import { Id, Nullable, Strict, Timestamp, literals, named } from '../http/common-schemas.js';
+import { CursorParam } from '../http/cursor.js';
 import { linkTypes } from '../nodes/link-types.js';
 import { LinkTypeSchema, NodeStatusSchema } from '../nodes/schemas.js';
 import { Content, VersionStatus } from '../playbooks/schemas.js';
@@ -12,9 +13,11 @@ const maxTokens = Type.Integer({
   minimum: 1,
   maximum: 10_000_000,
   description:
-    'Token budget (o200k_base) of the node texts the answer carries: nodes are taken in rank order while they fit; the first that does not ' +
-    'fit and every node after it are listed in omitted with reason max-tokens. Absent: no budget',
+    'Token budget (o200k_base) of the whole JSON answer: nodes are taken in rank order while the answer fits; the first that does not fit and ' +
+    'every node after it are left out with reason max-tokens, and the omitted lists then hold only the first few (omittedCount says how many, ' +
+    'cursor continues after the last node returned). 400 when even the answer without any node does not fit. Absent: no budget',
 });
+const cursor = Type.Optional({ ...CursorParam, description: 'The cursor of a budgeted answer: the next nodes of the same ranking, after the ones it returned' });
 const includeAnnotations = Type.Boolean({ default: true, description: 'Add the annotations the caller may see on the playbook, its versions and the returned nodes' });
 
 export const BundleQuery = Strict(
@@ -29,12 +32,13 @@ export const BundleQuery = Strict(
     includeAnnotations,
     changedSince: Type.Optional(changedSince),
     maxTokens: Type.Optional(maxTokens),
+    cursor,
   },
   { required: ['playbookId'] },
 );
 
 export const ManifestQuery = Strict(
-  { playbookId: Id('The playbook'), maxNodes, depth, includeAnnotations, changedSince: Type.Optional(changedSince), maxTokens: Type.Optional(maxTokens) },
+  { playbookId: Id('The playbook'), maxNodes, depth, includeAnnotations, changedSince: Type.Optional(changedSince), maxTokens: Type.Optional(maxTokens), cursor },
   { required: ['playbookId'] },
 );
 
@@ -88,7 +92,12 @@ const PlaybookHead = named('PlaybookHead', Type.Object({
 
 const Omitted = Type.Array(
   Type.Object({ id: Type.String(), reason: literals(['max-nodes', 'max-tokens'] as const) }),
-  { description: 'Ranked nodes left out, in rank order, with what cut them: maxNodes or the maxTokens budget' },
+  { description: 'Ranked nodes left out, in rank order, with what cut them: maxNodes or the maxTokens budget (with maxTokens, only the first few)' },
+);
+/** How a budgeted answer says what it left out without a list that outgrows it. */
+const omittedCount = Type.Integer({ minimum: 0, description: 'How many nodes were left out (the omitted list may hold only the first few)' });
+const nextCursor = Type.Optional(
+  Type.String({ description: 'Present when the maxTokens budget left nodes out: ask again with cursor set to it for the nodes after the ones returned' }),
 );
 const tokenCount = Type.Integer({
   description: 'Tokens (o200k_base) of the node texts the answer carries: content (standard), agentSummary or description (summary), all three (full, manifest: description and agentSummary)',
@@ -100,6 +109,8 @@ const retrievalFields = {
   truncated: Type.Boolean(),
   omittedNodeIds: Type.Array(Type.String(), { description: 'The ids of omitted, in the same order' }),
   omitted: Omitted,
+  omittedCount,
+  cursor: nextCursor,
   tokenCount,
 };
 
@@ -121,7 +132,8 @@ export const FollowQuery = Strict({
   direction: Type.Union([Type.Literal('outgoing'), Type.Literal('incoming'), Type.Literal('both')], { default: 'outgoing' }),
   depth: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
   maxNodes: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  maxTokens: Type.Optional({ ...maxTokens, description: 'Token budget (o200k_base) of the found nodes’ content (what reading them costs): nodes are taken in rank order while they fit; the rest are listed in omitted' }),
+  maxTokens: Type.Optional(maxTokens),
+  cursor,
 });
 
 export const FollowSchema = Type.Object({
@@ -140,14 +152,17 @@ export const FollowSchema = Type.Object({
       tokenCount: Type.Integer({ description: 'Tokens (o200k_base) of its content' }),
     }),
   ),
-  omitted: Type.Array(Type.Object({ id: Type.String(), reason: Type.Literal('max-tokens') }), { description: 'Nodes the maxTokens budget left out, in rank order' }),
-  tokenCount: Type.Integer({ description: 'Tokens of the returned nodes’ content' }),
+  omitted: Type.Array(Type.Object({ id: Type.String(), reason: Type.Literal('max-tokens') }), { description: 'Nodes the maxTokens budget left out, in rank order (only the first few)' }),
+  omittedCount,
+  cursor: nextCursor,
+  tokenCount: Type.Integer({ description: 'Tokens of the returned nodes’ content (what reading them costs)' }),
 });
 
 export const UpdatesQuery = Strict(
   {
     since: Type.String({ format: 'date-time' }),
     limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    cursor: Type.Optional({ ...CursorParam, description: 'The cursor of the previous page: the changes after its last node (since is then ignored). Pages by cursor hold at most limit nodes, equal timestamps or not' }),
   },
   { required: ['since'] },
 );
@@ -155,10 +170,12 @@ export const UpdatesQuery = Strict(
 export const UpdatesSchema = Type.Object({
   nodes: Type.Array(Type.Object({ id: Type.String(), slug: Type.String(), title: Type.String(), status: NodeStatusSchema, updatedAt: Timestamp })),
   until: Timestamp,
+  cursor: Type.String({ description: 'Where this page ended: ask with it for the changes after it, never skipping one' }),
 });
 
 export type BundleQuery = Static<typeof BundleQuery>;
 export type ManifestQuery = Static<typeof ManifestQuery>;
+export type Bundle = Static<typeof BundleSchema>;
 export type Mode = BundleQuery['mode'];
 export type LinkAmong = Static<typeof LinkAmong>;
 export type RankReason = Static<typeof Reason>;

@@ -1,9 +1,11 @@
 import type { Caller } from '../auth/caller.js';
-import { notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
+import { longestFit, shortenToFit } from '../nodes/token-fit.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { linkTypeParams, relationshipTypeOf } from '../nodes/link-types.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
-import type { BundleQuery, FollowQuery, ManifestQuery, Mode } from './schemas.js';
+import type { BundleQuery, FollowQuery, LinkAmong, ManifestQuery, Mode, NodeChange } from './schemas.js';
 
 /**
  * Bundles, manifests, follow and updates. A bundle or manifest depends only on the workspace's graph, the
@@ -40,17 +42,38 @@ export class RetrievalService {
       principalId: caller.principal.id,
     });
     if (!ranking) throw notFound('Playbook');
-    return this.render(caller, ranking, mode, q.maxTokens);
+    const from = q.cursor ? decodeCursor(q.cursor, isOffset).after : 0;
+    const nodes = ranking.nodes.slice(from);
+    if (q.maxTokens === undefined) return this.render(caller, ranking, nodes, nodes.length, mode);
+    // Full mode's links among the returned nodes come from a second statement: asked once for every
+    // candidate, then kept to those among the nodes that fit.
+    const links = mode === 'full' && nodes.length > 1 ? await this.repo.linksAmong(caller.workspaceId, nodes.map((n) => n.id)) : [];
+    const views = nodes.map((n) => nodeView(n, mode));
+    const answerOf = (kept: number) => this.answerOf(ranking, nodes, views, kept, mode, { links, from, compact: true });
+    const fitted = longestFit(nodes.length, q.maxTokens, answerOf, (i) => JSON.stringify([views[i], ranking.annotations.filter((a) => a.targetId === nodes[i].id)]));
+    if (!fitted) throw budgetTooSmall(q.maxTokens);
+    if (fitted.kept > 0 || nodes.length === 0) return fitted.answer;
+    // Not even the first node fits whole: it comes with its texts cut (and marked), so that a cursor always moves on.
+    const first = shortenToFit(answerOf(1), q.maxTokens);
+    return first?.answer ?? fitted.answer;
   }
 
-  private async render(caller: Caller, ranking: Ranking, mode: Mode | 'manifest', maxTokens: number | undefined) {
-    const budget = withinBudget(ranking.nodes, (n) => tokensOf(n, mode), maxTokens);
-    const cut = new Set(budget.cut.map((n) => n.id));
-    const nodes = budget.kept;
-    const nodeIds = nodes.map((n) => n.id);
-    const omitted = [...budget.cut.map((n) => ({ id: n.id, reason: 'max-tokens' as const })), ...ranking.omittedNodeIds.map((id) => ({ id, reason: 'max-nodes' as const }))];
+  private async render(caller: Caller, ranking: Ranking, nodes: RankedNode[], kept: number, mode: Mode | 'manifest') {
     // Full mode alone needs a second statement: the links among the returned nodes.
-    const links = mode !== 'full' ? undefined : nodeIds.length > 1 ? await this.repo.linksAmong(caller.workspaceId, nodeIds) : [];
+    const links = mode === 'full' && kept > 1 ? await this.repo.linksAmong(caller.workspaceId, nodes.slice(0, kept).map((n) => n.id)) : [];
+    return this.answerOf(ranking, nodes, nodes.map((n) => nodeView(n, mode)), kept, mode, { links, from: 0, compact: false });
+  }
+
+  /**
+   * The answer holding the first `kept` of `nodes`. A budgeted (compact) answer lists only the first few of
+   * what it left out, with their count and a cursor to the next nodes, so that the list never outgrows it.
+   */
+  private answerOf(ranking: Ranking, nodes: RankedNode[], views: object[], kept: number, mode: Mode | 'manifest', o: { links: LinkAmong[]; from: number; compact: boolean }) {
+    const returned = nodes.slice(0, kept);
+    const ids = new Set(returned.map((n) => n.id));
+    const cut = nodes.slice(kept);
+    const omittedAll = [...cut.map((n) => ({ id: n.id, reason: 'max-tokens' as const })), ...ranking.omittedNodeIds.map((id) => ({ id, reason: 'max-nodes' as const }))];
+    const omitted = o.compact ? omittedAll.slice(0, omittedListed) : omittedAll;
     const active = ranking.activeVersion;
     return {
       playbook: {
@@ -58,14 +81,16 @@ export class RetrievalService {
         latestVersion: ranking.latestVersion,
         activeVersion: active ? { ...active, content: JSON.parse(active.content), changeNote: active.changeNote ?? null } : null,
       },
-      nodes: nodes.map((n) => nodeView(n, mode)),
-      ...(links ? { links } : {}),
-      // Annotations came for every ranked node; those of nodes the budget cut go with them.
-      annotations: ranking.annotations.filter((a) => !(a.targetType === 'context_node' && cut.has(a.targetId))),
-      truncated: omitted.length > 0,
-      omittedNodeIds: omitted.map((o) => o.id),
+      nodes: views.slice(0, kept),
+      ...(mode === 'full' ? { links: o.links.filter((l) => ids.has(l.sourceId) && ids.has(l.targetId)) } : {}),
+      // Annotations came for every ranked node; those of nodes left out go with them.
+      annotations: ranking.annotations.filter((a) => a.targetType !== 'context_node' || ids.has(a.targetId)),
+      truncated: omittedAll.length > 0,
+      omittedNodeIds: omitted.map((x) => x.id),
       omitted,
-      tokenCount: budget.tokens,
+      omittedCount: omittedAll.length,
+      ...(cut.length > 0 ? { cursor: encodeCursor({ after: o.from + kept }) } : {}),
+      tokenCount: returned.reduce((sum, n) => sum + tokensOf(n, mode), 0),
     };
   }
 
@@ -79,8 +104,23 @@ export class RetrievalService {
       maxNodes: q.maxNodes,
     });
     if (!result) throw notFound('Context node');
-    const budget = withinBudget(result.nodes, (n) => n.tokenCount, q.maxTokens);
-    return { node: result.node, nodes: budget.kept, omitted: budget.cut.map((n) => ({ id: n.id, reason: 'max-tokens' as const })), tokenCount: budget.tokens };
+    const from = q.cursor ? decodeCursor(q.cursor, isOffset).after : 0;
+    const nodes = result.nodes.slice(from);
+    const answerOf = (kept: number) => {
+      const cut = nodes.slice(kept);
+      return {
+        node: result.node,
+        nodes: nodes.slice(0, kept),
+        omitted: cut.slice(0, omittedListed).map((n) => ({ id: n.id, reason: 'max-tokens' as const })),
+        omittedCount: cut.length,
+        ...(cut.length > 0 ? { cursor: encodeCursor({ after: from + kept }) } : {}),
+        tokenCount: nodes.slice(0, kept).reduce((sum, n) => sum + n.tokenCount, 0),
+      };
+    };
+    if (q.maxTokens === undefined) return answerOf(nodes.length);
+    const fitted = longestFit(nodes.length, q.maxTokens, answerOf, (i) => JSON.stringify(nodes[i]));
+    if (!fitted) throw budgetTooSmall(q.maxTokens);
+    return fitted.answer;
   }
 
   /**
@@ -89,8 +129,9 @@ export class RetrievalService {
    * held back for the next page, or, when it fills the whole page by itself, returned whole even past
    * `limit` (nothing may be skipped).
    */
-  async updates(caller: Caller, since: string, limit: number) {
+  async updates(caller: Caller, since: string, limit: number, cursor?: string) {
     const from = new Date(since).toISOString();
+    if (cursor) return this.updatesAfter(caller, decodeCursor(cursor, isPosition), limit);
     const rows = await this.repo.changesSince(caller.workspaceId, from, limit);
     let page = rows.slice(0, limit);
     if (rows.length > limit) {
@@ -98,23 +139,55 @@ export class RetrievalService {
       const before = page.filter((n) => n.updatedAt !== boundary);
       page = before.length > 0 ? before : await this.repo.changesAt(caller.workspaceId, boundary);
     }
-    return { nodes: page, until: page.length > 0 ? page[page.length - 1].updatedAt : from };
+    return { nodes: page, until: page.length > 0 ? page[page.length - 1].updatedAt : from, cursor: positionAfter(page, { at: from, id: '\uffff' }) };
+  }
+
+  /**
+   * Changes by cursor alone (from `since` when there is none): at most `limit` nodes, whatever their timestamps,
+   * and with `maxTokens` as many of them as the answer's JSON fits; the cursor continues after the last one.
+   */
+  async changes(caller: Caller, q: { since: string; limit: number; cursor?: string }, maxTokens?: number) {
+    const start = { at: new Date(q.since).toISOString(), id: '\uffff' };
+    return this.updatesAfter(caller, q.cursor ? decodeCursor(q.cursor, isPosition, '/cursor', 'body') : start, q.limit, maxTokens);
+  }
+
+  /** A page of changes after a position of the (updatedAt, id) order: at most `limit` nodes, whatever their timestamps. */
+  private async updatesAfter(caller: Caller, position: Position, limit: number, maxTokens?: number) {
+    const rows = await this.repo.changesAfter(caller.workspaceId, position.at, position.id, limit);
+    const page = rows.slice(0, limit);
+    const answerOf = (n: number) => {
+      const kept = page.slice(0, n);
+      return { nodes: kept, until: n > 0 ? kept[n - 1].updatedAt : position.at, cursor: positionAfter(kept, position) };
+    };
+    if (maxTokens === undefined) return answerOf(page.length);
+    const fitted = longestFit(page.length, maxTokens, answerOf, (i) => JSON.stringify(page[i]));
+    if (!fitted) throw budgetTooSmall(maxTokens);
+    return fitted.answer;
   }
 }
 
-/**
- * Nodes taken in rank order while they fit in the budget: the first that does not fit and every node after it
- * are cut (a lower-ranked node never takes the place of a higher one). No budget: everything is kept.
- */
-function withinBudget<T>(nodes: T[], tokensOf: (node: T) => number, maxTokens: number | undefined): { kept: T[]; cut: T[]; tokens: number } {
-  let tokens = 0;
-  let i = 0;
-  for (; i < nodes.length; i++) {
-    const cost = tokensOf(nodes[i]);
-    if (maxTokens !== undefined && tokens + cost > maxTokens) break;
-    tokens += cost;
-  }
-  return { kept: nodes.slice(0, i), cut: nodes.slice(i), tokens };
+/** How many entries of what a budget left out an answer lists: the rest are counted, and reached by its cursor. */
+const omittedListed = 5;
+
+const budgetTooSmall = (maxTokens: number) =>
+  new AppError('invalid_request', `maxTokens ${maxTokens} is too small: the answer without any node does not fit in it`, {
+    errors: [{ path: '/maxTokens', message: 'is too small for the answer without any node', in: 'query' }],
+  });
+
+const isOffset = (value: any): value is { after: number } => Number.isInteger(value?.after) && value.after >= 0 && value.after <= 1000;
+
+/** A position in the (updatedAt, id) order of changes. */
+interface Position {
+  at: string;
+  id: string;
+}
+const isPosition = (value: any): value is Position =>
+  typeof value?.at === 'string' && !Number.isNaN(Date.parse(value.at)) && typeof value?.id === 'string' && value.id.length <= 100;
+
+/** The cursor after a page: its last node, or where it started when it is empty. */
+function positionAfter(page: NodeChange[], start: Position): string {
+  const last = page[page.length - 1];
+  return encodeCursor(last ? { at: last.updatedAt, id: last.id } : start);
 }
 
 /** A text's stored count, or characters / 4 for a node the start-up backfill has not reached yet. */

@@ -590,7 +590,7 @@ export const followLinks = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Context nodes changed after a moment, oldest first (archived ones with their status)
  *
- * Ask again with `since` = the returned `until` to get the next changes. At most `limit` nodes, except when more than `limit` nodes changed in the same millisecond: that run comes whole, so nothing is skipped. Does not count against the quota.
+ * Ask again with `cursor` = the returned `cursor` for the next changes: at most `limit` nodes a page, however many share a timestamp, and none skipped. Asking with `since` = the returned `until` works too: then, when more than `limit` nodes changed in the same millisecond, that run comes whole. Does not count against the quota.
  */
 export const contextUpdates = <ThrowOnError extends boolean = false>(options: Options<ContextUpdatesData, ThrowOnError>) => (options.client ?? client).get<ContextUpdatesResponses, ContextUpdatesErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

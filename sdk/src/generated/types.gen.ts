@@ -3778,9 +3778,13 @@ export type GetBundleData = {
          */
         changedSince?: string;
         /**
-         * Token budget (o200k_base) of the node texts the answer carries: nodes are taken in rank order while they fit; the first that does not fit and every node after it are listed in omitted with reason max-tokens. Absent: no budget
+         * Token budget (o200k_base) of the whole JSON answer: nodes are taken in rank order while the answer fits; the first that does not fit and every node after it are left out with reason max-tokens, and the omitted lists then hold only the first few (omittedCount says how many, cursor continues after the last node returned). 400 when even the answer without any node does not fit. Absent: no budget
          */
         maxTokens?: number;
+        /**
+         * The cursor of a budgeted answer: the next nodes of the same ranking, after the ones it returned
+         */
+        cursor?: string;
     };
     url: '/api/v1/workspaces/{workspaceId}/context/bundle';
 };
@@ -3831,12 +3835,20 @@ export type GetBundleResponses = {
          */
         omittedNodeIds: Array<string>;
         /**
-         * Ranked nodes left out, in rank order, with what cut them: maxNodes or the maxTokens budget
+         * Ranked nodes left out, in rank order, with what cut them: maxNodes or the maxTokens budget (with maxTokens, only the first few)
          */
         omitted: Array<{
             id: string;
             reason: 'max-nodes' | 'max-tokens';
         }>;
+        /**
+         * How many nodes were left out (the omitted list may hold only the first few)
+         */
+        omittedCount: number;
+        /**
+         * Present when the maxTokens budget left nodes out: ask again with cursor set to it for the nodes after the ones returned
+         */
+        cursor?: string;
         /**
          * Tokens (o200k_base) of the node texts the answer carries: content (standard), agentSummary or description (summary), all three (full, manifest: description and agentSummary)
          */
@@ -3890,9 +3902,13 @@ export type GetManifestData = {
          */
         changedSince?: string;
         /**
-         * Token budget (o200k_base) of the node texts the answer carries: nodes are taken in rank order while they fit; the first that does not fit and every node after it are listed in omitted with reason max-tokens. Absent: no budget
+         * Token budget (o200k_base) of the whole JSON answer: nodes are taken in rank order while the answer fits; the first that does not fit and every node after it are left out with reason max-tokens, and the omitted lists then hold only the first few (omittedCount says how many, cursor continues after the last node returned). 400 when even the answer without any node does not fit. Absent: no budget
          */
         maxTokens?: number;
+        /**
+         * The cursor of a budgeted answer: the next nodes of the same ranking, after the ones it returned
+         */
+        cursor?: string;
     };
     url: '/api/v1/workspaces/{workspaceId}/context/manifest';
 };
@@ -3943,12 +3959,20 @@ export type GetManifestResponses = {
          */
         omittedNodeIds: Array<string>;
         /**
-         * Ranked nodes left out, in rank order, with what cut them: maxNodes or the maxTokens budget
+         * Ranked nodes left out, in rank order, with what cut them: maxNodes or the maxTokens budget (with maxTokens, only the first few)
          */
         omitted: Array<{
             id: string;
             reason: 'max-nodes' | 'max-tokens';
         }>;
+        /**
+         * How many nodes were left out (the omitted list may hold only the first few)
+         */
+        omittedCount: number;
+        /**
+         * Present when the maxTokens budget left nodes out: ask again with cursor set to it for the nodes after the ones returned
+         */
+        cursor?: string;
         /**
          * Tokens (o200k_base) of the node texts the answer carries: content (standard), agentSummary or description (summary), all three (full, manifest: description and agentSummary)
          */
@@ -3980,9 +4004,13 @@ export type FollowLinksData = {
         depth?: number;
         maxNodes?: number;
         /**
-         * Token budget (o200k_base) of the found nodes’ content (what reading them costs): nodes are taken in rank order while they fit; the rest are listed in omitted
+         * Token budget (o200k_base) of the whole JSON answer: nodes are taken in rank order while the answer fits; the first that does not fit and every node after it are left out with reason max-tokens, and the omitted lists then hold only the first few (omittedCount says how many, cursor continues after the last node returned). 400 when even the answer without any node does not fit. Absent: no budget
          */
         maxTokens?: number;
+        /**
+         * The cursor of a budgeted answer: the next nodes of the same ranking, after the ones it returned
+         */
+        cursor?: string;
     };
     url: '/api/v1/workspaces/{workspaceId}/context/nodes/{nodeId}/follow';
 };
@@ -4049,14 +4077,22 @@ export type FollowLinksResponses = {
             tokenCount: number;
         }>;
         /**
-         * Nodes the maxTokens budget left out, in rank order
+         * Nodes the maxTokens budget left out, in rank order (only the first few)
          */
         omitted: Array<{
             id: string;
             reason: 'max-tokens';
         }>;
         /**
-         * Tokens of the returned nodes’ content
+         * How many nodes were left out (the omitted list may hold only the first few)
+         */
+        omittedCount: number;
+        /**
+         * Present when the maxTokens budget left nodes out: ask again with cursor set to it for the nodes after the ones returned
+         */
+        cursor?: string;
+        /**
+         * Tokens of the returned nodes’ content (what reading them costs)
          */
         tokenCount: number;
     };
@@ -4075,6 +4111,10 @@ export type ContextUpdatesData = {
     query: {
         since: string;
         limit?: number;
+        /**
+         * The cursor of the previous page: the changes after its last node (since is then ignored). Pages by cursor hold at most limit nodes, equal timestamps or not
+         */
+        cursor?: string;
     };
     url: '/api/v1/workspaces/{workspaceId}/context/updates';
 };
@@ -4125,6 +4165,10 @@ export type ContextUpdatesResponses = {
             updatedAt: Timestamp;
         }>;
         until: Timestamp;
+        /**
+         * Where this page ended: ask with it for the changes after it, never skipping one
+         */
+        cursor: string;
     };
 };
 
