@@ -3,9 +3,8 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { toString as textOf } from 'mdast-util-to-string';
 import { AppError } from '../errors.js';
 import { validatePart, valueAt } from '../http/validation.js';
-import { linkTypes } from '../nodes/link-types.js';
 import { normaliseTags } from '../nodes/node-fields.js';
-import { ImportNodeSchema, type ImportNodeInput, nodeTypes } from '../nodes/schemas.js';
+import { ImportNodeSchema, type ImportNodeInput } from '../nodes/schemas.js';
 import { type ScannedFile, aliasesOf, frontMatterTags, inlineTags, scanMarkdownFile } from './markdown-file.js';
 
 /**
@@ -96,11 +95,10 @@ export function itemOf(file: ScannedFile & { meta: Record<string, unknown> }): V
     if (!(err instanceof AppError)) throw err;
     const reasons = new Map<string, string>();
     for (const e of err.errors ?? []) {
-      // A value outside a list of literals (nodeType, agentSummary's null-or-string …) fails each alternative: said once.
-      const alternatives = /equal to constant|schema in anyOf|must be null/.test(e.message);
-      const allowed = e.path.endsWith('/nodeType') ? nodeTypes : e.path.endsWith('/linkType') ? linkTypes : undefined;
+      // A value of the wrong type for a null-or-string field (agentSummary …) fails each alternative: said once.
+      const alternatives = /schema in anyOf|must be null/.test(e.message);
       const message = alternatives
-        ? allowed ? `must be one of: ${allowed.join(', ')}` : 'has a value of the wrong type'
+        ? 'has a value of the wrong type'
         : /^must be (string|number|integer|boolean|array|object)$/.test(e.message) ? `${e.message}, not ${kindOf(valueAt(item, e.path))}`
           : e.message;
       if (!reasons.has(e.path) || !alternatives) reasons.set(e.path, `${fieldName(e.path)} ${message}`);
