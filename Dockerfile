@@ -2,15 +2,19 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The lockfile covers the sdk/ workspace too: npm ci needs its package.json (its dev tools are pruned below).
+# The lockfile covers the workspaces too (sdk/, packages/playbooks-mcp/): npm ci needs their package.json (their
+# dev tools are pruned below).
 COPY sdk/package.json ./sdk/
+COPY packages/playbooks-mcp/package.json ./packages/playbooks-mcp/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# The console (served at /console) is built from console/ with the SDK's sources; scripts/ prints its size.
+# The console (served at /console) is built from console/ with the SDK's sources; scripts/ prints its size. The
+# client and the MCP bridge are packed into dist/downloads, which the image serves at /downloads/.
 COPY sdk ./sdk
+COPY packages ./packages
 COPY console ./console
-COPY scripts/console-size.ts ./scripts/
+COPY scripts/console-size.ts scripts/pack-downloads.ts ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

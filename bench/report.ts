@@ -47,12 +47,13 @@ export function sizeTable(r: SizeResult, clients: number[], markdown: boolean): 
 
 /** The final table: one line per target (and size where judged on every size), the A/A control below. */
 export function verdictTable(verdicts: Verdict[], control: { size: number; value: number }[], markdown: boolean): string[] {
-  const digits = (metric: string) => (metric === 'rps' ? 0 : 2);
+  const digits = (metric: string) => (metric === 'rps' ? 0 : metric === 'cpu' ? 3 : 2);
+  const unit: Record<string, string> = { p95: 'ms p95', rps: 'req/s', cpu: 'cpu ms/req' };
   const rows = verdicts.map((v) => [
     v.statement,
     v.size ? sizeLabel(v.size) : '',
     String(v.clients),
-    v.a !== undefined || v.b !== undefined ? `${fmt(v.a, digits(v.metric))} / ${fmt(v.b, digits(v.metric))} ${v.metric === 'p95' ? 'ms p95' : v.metric === 'rps' ? 'req/s' : ''}` : '',
+    v.a !== undefined || v.b !== undefined ? `${fmt(v.a, digits(v.metric))} / ${fmt(v.b, digits(v.metric))} ${unit[v.metric] ?? ''}` : '',
     v.cpuA !== undefined || v.cpuB !== undefined ? `${fmt(v.cpuA, 3)} / ${fmt(v.cpuB, 3)}` : '',
     fmt(v.value, v.metric === 'MB' ? 0 : 2),
     `${v.op} ${v.limit}`,

@@ -15,7 +15,7 @@ export interface ScenarioDef {
   label: string;
   /** The process the load goes to; `driver` is none: neo4j-driver from the bench itself. */
   server: 'driver' | 'api-cache-off' | 'api-cache-on' | 'bare-koa-bytes' | 'bare-koa-constant' | 'bare-koa-constant-2';
-  requests: 'bundle' | 'bundleIfNoneMatch' | 'playbook' | 'root';
+  requests: 'bundle' | 'bundleIfNoneMatch' | 'mcpBundle' | 'playbook' | 'root';
   /** Measured at this client count only. */
   onlyAt?: number;
   /** The answer every request should get; others are flagged in the tables. */
@@ -26,6 +26,7 @@ export const SCENARIOS = {
   'raw-driver': { label: 'raw driver (rank-bundle)', server: 'driver', requests: 'bundle', expect: 'ok' },
   'bundle-uncached': { label: 'bundle uncached (cache off)', server: 'api-cache-off', requests: 'bundle', expect: '200' },
   'bundle-repeated': { label: 'bundle repeated (cache on)', server: 'api-cache-on', requests: 'bundle', expect: '200' },
+  'mcp-bundle': { label: 'MCP get_bundle (cached)', server: 'api-cache-on', requests: 'mcpBundle', expect: '200' },
   'bundle-304': { label: 'bundle If-None-Match → 304', server: 'api-cache-on', requests: 'bundleIfNoneMatch', onlyAt: CLIENTS_304, expect: '304' },
   'cheap-read': { label: 'cheap read (GET playbook)', server: 'api-cache-on', requests: 'playbook', expect: '200' },
   'bare-koa-bytes': { label: 'bare Koa, same bytes', server: 'bare-koa-bytes', requests: 'bundle', expect: '200' },
@@ -42,7 +43,8 @@ interface Target {
   statement: string;
   scenario: Scenario;
   baseline: Scenario;
-  metric: 'p95' | 'rps';
+  /** cpu: the API's CPU ms per request. */
+  metric: 'p95' | 'rps' | 'cpu';
   clients: number;
   /** The size the target is stated on (the nearest measured is judged); absent: every size. */
   size?: number;
@@ -55,6 +57,7 @@ export const TARGETS: Target[] = [
   { statement: 'uncached bundle req/s ≥ 0.8 × raw driver', scenario: 'bundle-uncached', baseline: 'raw-driver', metric: 'rps', clients: 16, size: 10_000, op: '>=', limit: 0.8 },
   { statement: 'repeated bundle req/s ≥ 0.7 × bare Koa same bytes', scenario: 'bundle-repeated', baseline: 'bare-koa-bytes', metric: 'rps', clients: 16, size: 10_000, op: '>=', limit: 0.7 },
   { statement: 'repeated bundle p95 ≤ 1.5 × bare Koa same bytes', scenario: 'bundle-repeated', baseline: 'bare-koa-bytes', metric: 'p95', clients: 16, size: 10_000, op: '<=', limit: 1.5 },
+  { statement: 'MCP get_bundle (cached) cpu/req ≤ 3 × repeated bundle', scenario: 'mcp-bundle', baseline: 'bundle-repeated', metric: 'cpu', clients: 16, op: '<=', limit: 3 },
   { statement: '304 req/s ≥ 0.5 × bare Koa constant', scenario: 'bundle-304', baseline: 'bare-koa-constant', metric: 'rps', clients: CLIENTS_304, op: '>=', limit: 0.5 },
   { statement: 'cheap read req/s ≥ 0.5 × bare Koa constant', scenario: 'cheap-read', baseline: 'bare-koa-constant', metric: 'rps', clients: 16, op: '>=', limit: 0.5 },
 ];
@@ -93,6 +96,7 @@ export interface Verdict {
 }
 
 const find = (r: SizeResult | undefined, s: Scenario, clients: number) => r?.runs.find((x) => x.scenario === s && x.clients === clients);
+const figure = (run: Run | undefined, metric: Target['metric']) => (metric === 'cpu' ? run?.cpuMsPerRequest.proc : run?.stats[metric]);
 const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined && Number.isFinite(a / b) && b !== 0 ? Math.round((a / b) * 1000) / 1000 : undefined);
 const isMet = (value: number | undefined, op: Op, limit: number) => (value === undefined ? undefined : op === '<=' ? value <= limit : value >= limit);
 
@@ -112,8 +116,8 @@ export function evaluate(results: SizeResult[], scaling: Map<number, Stats>, api
     const nearest = t.size === undefined ? results : [...results].sort((x, y) => Math.abs(Math.log(x.nodes / t.size!)) - Math.abs(Math.log(y.nodes / t.size!))).slice(0, 1);
     for (const r of nearest) {
       const [a, b] = [find(r, t.scenario, t.clients), find(r, t.baseline, t.clients)];
-      const value = ratio(a?.stats[t.metric], b?.stats[t.metric]);
-      const v = { statement: t.statement, size: r.nodes, clients: t.clients, metric: t.metric, a: a?.stats[t.metric], b: b?.stats[t.metric], cpuA: a?.cpuMsPerRequest.proc, cpuB: b?.cpuMsPerRequest.proc, value, op: t.op, limit: t.limit, met: isMet(value, t.op, t.limit) };
+      const value = ratio(figure(a, t.metric), figure(b, t.metric));
+      const v = { statement: t.statement, size: r.nodes, clients: t.clients, metric: t.metric, a: figure(a, t.metric), b: figure(b, t.metric), cpuA: a?.cpuMsPerRequest.proc, cpuB: b?.cpuMsPerRequest.proc, value, op: t.op, limit: t.limit, met: isMet(value, t.op, t.limit) };
       verdicts.push(noted(v, value === undefined && `needs ${t.scenario} and ${t.baseline} at ${t.clients} clients`, t.size !== undefined && r.nodes !== t.size && `stated on ${t.size} nodes`));
     }
   }

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GraphExecutor } from '../src/infra/neo4j.js';
+import { MaxTokensInput } from '../src/mcp/budget.js';
 import { BundleQuery } from '../src/retrieval/schemas.js';
 import { adminCreateUserKey, adminUpdateWorkspace, createClient, getBundle } from '@playbooks/client/api';
 import { PlaybooksClient } from '@playbooks/client';
@@ -48,6 +49,8 @@ export interface Requests {
   bundle: HttpRequest[];
   /** The same URLs with the ETag of their last answer: the graph does not change during a run. */
   bundleIfNoneMatch: HttpRequest[];
+  /** The same bundles as an MCP get_bundle call, with a budget that leaves nothing out. */
+  mcpBundle: HttpRequest[];
   playbook: HttpRequest[];
   root: HttpRequest[];
   /** JSON {url: base64 body} of each bundle URL's answer, for the same-bytes baseline. */
@@ -61,7 +64,7 @@ export async function requestsOf(baseUrl: string, ws: GeneratedWorkspace, key: s
   const headers = { authorization: `Bearer ${key}` };
   const client = createClient({ baseUrl, auth: () => key });
   const facade = new PlaybooksClient({ baseUrl, apiKey: key, workspaceId: ws.workspaceId, retry: false });
-  const r: Requests = { bundle: [], bundleIfNoneMatch: [], playbook: [], root: [{ path: '/', headers }], bundleBodies: {}, bundleBytes: [] };
+  const r: Requests = { bundle: [], bundleIfNoneMatch: [], mcpBundle: [], playbook: [], root: [{ path: '/', headers }], bundleBodies: {}, bundleBytes: [] };
   for (const playbookId of ws.playbookIds) {
     const url = `${w}/context/bundle?playbookId=${playbookId}&maxNodes=${BUNDLE.maxNodes}&depth=${BUNDLE.depth}`;
     const { data, response } = await getBundle({ client, path: { workspaceId: ws.workspaceId }, query: { playbookId, ...BUNDLE }, parseAs: 'arrayBuffer', throwOnError: true });
@@ -70,10 +73,30 @@ export async function requestsOf(baseUrl: string, ws: GeneratedWorkspace, key: s
     r.bundleBytes.push(body.length);
     r.bundle.push({ path: url, headers });
     r.bundleIfNoneMatch.push({ path: url, headers: { ...headers, 'if-none-match': response.headers.get('etag') ?? '' } });
+    const mcp = mcpBundleCall(w, key, playbookId);
+    await expectToolResult(baseUrl, mcp);
+    r.mcpBundle.push(mcp);
     await facade.playbooks.get(playbookId);
     r.playbook.push({ path: `${w}/playbooks/${playbookId}`, headers });
   }
   return r;
+}
+
+/**
+ * A JSON-RPC tools/call of get_bundle, as an MCP client sends it (stateless: no initialize first), with the tool's
+ * largest budget: its bundle is the REST one, whole.
+ */
+function mcpBundleCall(w: string, key: string, playbookId: string): HttpRequest {
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_bundle', arguments: { playbook: playbookId, ...BUNDLE, maxTokens: MaxTokensInput.maximum } } };
+  const headers = { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-06-18' };
+  return { path: `${w}/mcp`, method: 'POST', headers, body: JSON.stringify(call) };
+}
+
+/** The MCP endpoint is not in the SDK's REST client: one fetch, refused unless the tool answered. */
+async function expectToolResult(baseUrl: string, r: HttpRequest): Promise<void> {
+  const response = await fetch(baseUrl + r.path, { method: r.method, headers: r.headers, body: r.body });
+  const answer = (await response.json().catch(() => undefined)) as { result?: { isError?: boolean; content?: { text: string }[] } } | undefined;
+  if (!response.ok || !answer?.result || answer.result.isError) throw new Error(`MCP get_bundle failed (${response.status}): ${JSON.stringify(answer).slice(0, 300)}`);
 }
 
 /**

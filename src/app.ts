@@ -5,6 +5,7 @@ import { analystRoutes } from './analyst/routes.js';
 import { annotationRoutes } from './annotations/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { consoleRoutes } from './console/routes.js';
+import { downloadRoutes } from './downloads/routes.js';
 import { feedbackRoutes } from './feedback/routes.js';
 import { graphRoutes } from './graph/routes.js';
 import { errorHandler } from './http/error-handler.js';
@@ -12,6 +13,7 @@ import { observe } from './http/observability.js';
 import { buildOpenApi } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
 import { buildRouter } from './http/router.js';
+import { mcpChallenge, protectedResourceRoutes } from './mcp/protected-resource.js';
 import { mcpHostGuard, mcpRoutes } from './mcp/routes.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { opsRoutes } from './ops/routes.js';
@@ -42,6 +44,8 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...auditRoutes(s),
     ...webhookRoutes(s),
     ...mcpRoutes(s),
+    ...protectedResourceRoutes(),
+    ...downloadRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {
     version: '1.0.0',
@@ -57,6 +61,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   app.use(observe(s.logger, s.metrics));
   app.use(errorHandler(s.logger));
   app.use(mcpHostGuard(s.config.mcp));
+  app.use(mcpChallenge());
   for (const middleware of buildRouter(allRoutes(s), {
     gate: s.gate,
     idempotency: s.idempotency,

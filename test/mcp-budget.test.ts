@@ -58,7 +58,7 @@ function stdioClient(w: TestWorkspace): Promise<Client> {
   const client = new Client({ name: 'budget-tests', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/mcp/stdio.ts'],
+    args: ['--import', 'tsx', 'packages/playbooks-mcp/src/stdio.ts'],
     env: { PATH: process.env.PATH ?? '', PLAYBOOKS_URL: env.service.url, PLAYBOOKS_API_KEY: w.owner.key, PLAYBOOKS_WORKSPACE: w.workspaceId },
     stderr: 'pipe',
   });

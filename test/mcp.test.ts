@@ -162,12 +162,13 @@ describe('MCP over Streamable HTTP', function () {
     await client.close();
   });
 
-  it('refuses a request without a key or with a bad one: 401 with WWW-Authenticate: Bearer', async () => {
+  it('refuses a request without a key or with a bad one: 401 with WWW-Authenticate: Bearer and the resource metadata', async () => {
     const g = await graph();
     for (const token of [undefined, 'pk_user_notavalidkey']) {
       const reply = await request('POST', g.workspace.path('/mcp'), { token, body: initialize, headers: mcpHeaders });
       problem(reply, 401, 'unauthorized');
-      expect(reply.headers.get('www-authenticate')).to.equal('Bearer');
+      const challenge = token ? 'Bearer error="invalid_token", resource_metadata=' : 'Bearer resource_metadata=';
+      expect(reply.headers.get('www-authenticate')).to.match(new RegExp(`^${challenge}"http://[^"]+/\\.well-known/oauth-protected-resource/api/v1/workspaces/[^/]+/mcp"$`));
     }
     let failed = false;
     await mcpClient(g.workspace, 'pk_user_notavalidkey').catch(() => (failed = true));
@@ -261,7 +262,7 @@ describe('MCP over stdio (playbooks-mcp)', function () {
     const w = g.workspace;
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/mcp/stdio.ts'],
+      args: ['--import', 'tsx', 'packages/playbooks-mcp/src/stdio.ts'],
       env: { PATH: process.env.PATH ?? '', PLAYBOOKS_URL: env.service.url, PLAYBOOKS_API_KEY: w.owner.key, PLAYBOOKS_WORKSPACE: w.workspaceId },
       stderr: 'pipe',
     });

@@ -10,9 +10,12 @@ import type { GateRepository } from './repository.js';
 import type { GateReading, GateRoundTrip } from './round-trip.js';
 import type { ChangeSignals } from './signals.js';
 
-/** Every failed authentication looks the same: the body never says why, and never repeats the key. */
-export const unauthorized = () =>
-  new AppError('unauthorized', 'A valid API key is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
+/**
+ * Every failed authentication looks the same: the body never says why, and never repeats the key. `challenge` is
+ * the WWW-Authenticate value; an endpoint that publishes its resource metadata names it there (src/mcp/protected-resource.ts).
+ */
+export const unauthorized = (challenge = 'Bearer') =>
+  new AppError('unauthorized', 'A valid API key is required', { headers: { 'WWW-Authenticate': challenge } });
 
 /** What a route asks of its caller. */
 export interface AccessRule {

@@ -1,4 +1,3 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Type } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -9,6 +8,7 @@ import { type AnyRoute, defineRoute } from '../http/route.js';
 import { bearer } from '../http/router.js';
 import { mcpServerFor } from './server.js';
 import type { ToolServices } from './tools.js';
+import { VerbatimTransport } from './verbatim.js';
 
 const loopbackNames = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 const isLoopbackAddress = (address: string | undefined) => !!address && (address === '::1' || /^(::ffff:)?127\./.test(address));
@@ -76,7 +76,7 @@ export function mcpRoutes(s: ToolServices & { config: Config; logger: Logger }):
       summary: 'The workspace’s tools over the Model Context Protocol (Streamable HTTP, stateless, JSON responses)',
       description:
         'One JSON-RPC message per request (initialize, tools/list, tools/call, …), authenticated like every workspace route: ' +
-        'no or a bad key is 401 with WWW-Authenticate: Bearer, a workspace the key cannot see 404. A get_bundle or get_manifest call ' +
+        'no or a bad key is 401 with WWW-Authenticate: Bearer and the resource_metadata URL (RFC 9728), a workspace the key cannot see 404. A get_bundle or get_manifest call ' +
         'counts one retrieval against the quota, as the REST retrieval does. Host and Origin are checked against DNS rebinding ' +
         '(MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS). See docs/mcp.md.',
       access: { kind: 'workspace', minRole: 'viewer' },
@@ -92,14 +92,12 @@ export function mcpRoutes(s: ToolServices & { config: Config; logger: Logger }):
         const call = { caller, token: bearer(ctx)!, defaultMaxTokens: s.config.mcp.defaultMaxTokens };
         const server = mcpServerFor(s, call, s.logger);
         // Stateless: no session id, and every answer is one JSON body (no SSE stream).
-        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        const transport = new VerbatimTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         await server.connect(transport);
         try {
           const request = new Request(`http://localhost${ctx.path}`, { method: 'POST', headers: headersOf(ctx) });
           const response = await transport.handleRequest(request, { parsedBody: body });
-          // The transport's answer is sent as the bytes it made: a bundle's answer is large, and decoding it to
-          // send it again costs more than the tool call itself.
-          const bytes = Buffer.from(await response.arrayBuffer());
+          const bytes = await transport.bytesOf(response);
           // The transport's own refusals (Accept, protocol version) become problems like every other error.
           if (response.status >= 400) {
             const error = bytes.length ? (JSON.parse(bytes.toString('utf8')) as { error?: { message?: string } }).error : undefined;

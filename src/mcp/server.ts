@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   type CallToolResult,
   CompleteRequestSchema,
@@ -19,6 +20,7 @@ import { RpcError, protocolErrors, toolError } from './errors.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { listResources, readResource, resourceTemplates } from './resources.js';
 import { type ToolCall, type ToolServices, tools } from './tools.js';
+import { structuredAsText } from './verbatim.js';
 
 export const serverInfo = { name: 'playbooks-context-service', version: '0.1.0' };
 
@@ -86,11 +88,20 @@ export async function callTool(s: ToolServices, call: ToolCall, params: unknown,
  */
 const ToolsCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
-/** One MCP server for one caller (the HTTP transport is stateless: a server per request). */
+/**
+ * The JSON Schema validator every server shares: a Server makes its own Ajv otherwise, which costs more than the
+ * request it answers (it checks what a client sends back to an elicitation, which these servers never ask for).
+ */
+const schemaValidator = new AjvJsonSchemaValidator();
+
+/**
+ * One MCP server for one caller (the HTTP transport is stateless: a server per request). A tool's result carries
+ * its structured content as JSON text too (callTool), so it is marked to be sent as that text.
+ */
 export function mcpServerFor(s: ToolServices, call: ToolCall, logger: Logger): Server {
-  const server = new Server(serverInfo, { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} }, instructions });
+  const server = new Server(serverInfo, { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} }, instructions, jsonSchemaValidator: schemaValidator });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList }));
-  Protocol.prototype.setRequestHandler.call(server, ToolsCall, (request: z.infer<typeof ToolsCall>) => callTool(s, call, request.params, logger));
+  Protocol.prototype.setRequestHandler.call(server, ToolsCall, async (request: z.infer<typeof ToolsCall>) => structuredAsText(await callTool(s, call, request.params, logger)));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates }));
   server.setRequestHandler(ListResourcesRequestSchema, (request) => protocolErrors(logger, () => listResources(s, call, request.params?.cursor)));
   server.setRequestHandler(ReadResourceRequestSchema, (request) => protocolErrors(logger, () => readResource(s, call, request.params.uri)));

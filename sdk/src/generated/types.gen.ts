@@ -6569,6 +6569,158 @@ export type McpResponses = {
 
 export type McpResponse = McpResponses[keyof McpResponses];
 
+export type McpProtectedResourceData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/.well-known/oauth-protected-resource/api/v1/workspaces/{workspaceId}/mcp';
+};
+
+export type McpProtectedResourceErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+};
+
+export type McpProtectedResourceError = McpProtectedResourceErrors[keyof McpProtectedResourceErrors];
+
+export type McpProtectedResourceResponses = {
+    /**
+     * RFC 9728 OAuth 2.0 Protected Resource Metadata
+     */
+    200: {
+        /**
+         * The MCP endpoint this document describes, as the request named the service
+         */
+        resource: string;
+        resource_name: string;
+        /**
+         * The API documentation
+         */
+        resource_documentation: string;
+        /**
+         * An API key (pk_…) in Authorization: Bearer
+         */
+        bearer_methods_supported: Array<'header'>;
+        /**
+         * Absent: there is no authorization server, and only an API key authenticates
+         */
+        authorization_servers?: Array<string>;
+    };
+};
+
+export type McpProtectedResourceResponse = McpProtectedResourceResponses[keyof McpProtectedResourceResponses];
+
+export type OauthAuthorizationServerData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/.well-known/oauth-authorization-server';
+};
+
+export type OauthAuthorizationServerErrors = {
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+};
+
+export type OauthAuthorizationServerError = OauthAuthorizationServerErrors[keyof OauthAuthorizationServerErrors];
+
+export type OauthRegisterClientData = {
+    body?: never;
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/register';
+};
+
+export type OauthRegisterClientErrors = {
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+};
+
+export type OauthRegisterClientError = OauthRegisterClientErrors[keyof OauthRegisterClientErrors];
+
+export type DownloadClientData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/downloads/playbooks-client.tgz';
+};
+
+export type DownloadClientErrors = {
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type DownloadClientError = DownloadClientErrors[keyof DownloadClientErrors];
+
+export type DownloadClientResponses = {
+    /**
+     * npm package tarball (gzipped tar)
+     */
+    200: Blob | File;
+};
+
+export type DownloadClientResponse = DownloadClientResponses[keyof DownloadClientResponses];
+
+export type DownloadMcpBridgeData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/downloads/playbooks-mcp.tgz';
+};
+
+export type DownloadMcpBridgeErrors = {
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type DownloadMcpBridgeError = DownloadMcpBridgeErrors[keyof DownloadMcpBridgeErrors];
+
+export type DownloadMcpBridgeResponses = {
+    /**
+     * npm package tarball (gzipped tar)
+     */
+    200: Blob | File;
+};
+
+export type DownloadMcpBridgeResponse = DownloadMcpBridgeResponses[keyof DownloadMcpBridgeResponses];
+
 export type HealthData = {
     body?: never;
     path?: never;

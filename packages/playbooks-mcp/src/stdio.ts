@@ -5,20 +5,14 @@
  * HTTP (PLAYBOOKS_URL, PLAYBOOKS_API_KEY, PLAYBOOKS_WORKSPACE), so the tools, the gate, the quota and the cache
  * are the service's. stdout carries the protocol only; everything else goes to stderr.
  */
+import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  CallToolResultSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { relayServer } from './relay.js';
+
+// The package's own version: the service stamps its version into the package it serves for download.
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 const log = (message: string) => process.stderr.write(`playbooks-mcp: ${message}\n`);
 
@@ -34,22 +28,13 @@ function settings(): { endpoint: URL; key: string } {
 
 async function main(): Promise<void> {
   const { endpoint, key } = settings();
-  const upstream = new Client({ name: 'playbooks-mcp', version: '0.1.0' });
+  const upstream = new Client({ name: 'playbooks-mcp', version });
   // The key travels in a header only; it is never printed.
   await upstream.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-  const info = upstream.getServerVersion() ?? { name: 'playbooks-context-service', version: '0.1.0' };
-  const server = new Server(info, { capabilities: upstream.getServerCapabilities() ?? { tools: {} }, instructions: upstream.getInstructions() });
-  server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
-  // Passed through as they come (tool errors included): the service validated and answered them.
-  server.setRequestHandler(CallToolRequestSchema, (request) => upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema));
-  server.setRequestHandler(ListResourcesRequestSchema, (request) => upstream.listResources(request.params));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request) => upstream.listResourceTemplates(request.params));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => upstream.readResource(request.params));
-  server.setRequestHandler(ListPromptsRequestSchema, (request) => upstream.listPrompts(request.params));
-  server.setRequestHandler(GetPromptRequestSchema, (request) => upstream.getPrompt(request.params));
+  const server = relayServer(upstream);
   server.onclose = () => void upstream.close();
   await server.connect(new StdioServerTransport());
-  log(`serving ${endpoint.origin}${endpoint.pathname} over stdio`);
+  log(`${version} serving ${endpoint.origin}${endpoint.pathname} over stdio`);
 }
 
 main().catch((err: Error) => {
