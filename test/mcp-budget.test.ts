@@ -85,7 +85,9 @@ describe('MCP: the budget is the whole answer', function () {
             if (result.isError) {
               // Only an answer that cannot hold its envelope is refused, and says so.
               expect(budget, `${name}: ${result.content[0].text}`).to.equal(300);
-              expect(JSON.parse(result.content[0].text).errors[0].path).to.equal('/maxTokens');
+              const refusal = JSON.parse(result.content[0].text);
+              expect(refusal.errors[0].path).to.equal('/maxTokens');
+              expect(refusal.detail).to.include(`maxTokens ${budget} `);
               continue;
             }
             const answer = result.structuredContent;

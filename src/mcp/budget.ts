@@ -23,6 +23,19 @@ export const budgetTooSmall = (maxTokens: number) =>
     errors: [{ path: '/maxTokens', message: 'is too small for this answer', in: 'body' }],
   });
 
+/**
+ * A REST-shaped answer (whose `maxTokens` bounds its JSON) made with one copy's share of the tool's budget; its
+ * refusal of a budget too small names the budget the call gave.
+ */
+export async function withShare<T>(maxTokens: number, work: (share: number) => Promise<T>): Promise<T> {
+  try {
+    return await work(answerBudget(maxTokens));
+  } catch (err) {
+    if (err instanceof AppError && err.errors?.[0]?.path === '/maxTokens') throw budgetTooSmall(maxTokens);
+    throw err;
+  }
+}
+
 /** An entity's answer within the budget: its longest texts are cut (and marked) when it does not fit whole. */
 export function entityWithin<A extends object>(answer: A, maxTokens: number): { structured: Record<string, unknown>; text: string } {
   const fitted = shortenToFit(answer, answerBudget(maxTokens));

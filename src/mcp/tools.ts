@@ -16,7 +16,7 @@ import type { NodeService } from '../nodes/service.js';
 import { ListQuery as PlaybookListQuery, PlaybookListSchema } from '../playbooks/schemas.js';
 import type { PlaybookService } from '../playbooks/service.js';
 import { retrievalRoutes } from '../retrieval/routes.js';
-import { MaxTokensInput, PageCursorInput, answerBudget, budgeted, entityWithin, pageWithin } from './budget.js';
+import { MaxTokensInput, PageCursorInput, budgeted, entityWithin, pageWithin, withShare } from './budget.js';
 import { type Bundle, BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema } from '../retrieval/schemas.js';
 import type { RetrievalService } from '../retrieval/service.js';
 
@@ -128,16 +128,19 @@ async function retrieval(s: ToolServices, call: ToolCall, restQuery: TObject, qu
   return { structured: (step.body ?? JSON.parse(text)) as Record<string, unknown>, text };
 }
 
-/** A playbook retrieval's REST query: the tool's arguments with the playbook's id and one copy's share of the budget. */
-async function retrievalQuery(s: ToolServices, call: ToolCall, input: TObject, args: unknown) {
+/**
+ * A playbook retrieval (get_bundle, get_manifest) through its REST twin: the tool's arguments with the playbook's
+ * id, and one copy's share of the budget as the REST query's.
+ */
+async function playbookRetrieval(s: ToolServices, call: ToolCall, input: TObject, args: unknown, kind: 'bundle' | 'manifest'): Promise<ToolAnswer> {
   const { playbook, maxTokens, ...rest } = valid<{ playbook: string; maxTokens?: number } & Record<string, unknown>>(input, args);
-  return { playbookId: await s.playbooks.idOf(call.caller, playbook), ...rest, maxTokens: answerBudget(maxTokens ?? call.defaultMaxTokens) };
-}
-
-/** get_bundle. */
-async function bundleFor(s: ToolServices, call: ToolCall, args: unknown): Promise<ToolAnswer> {
-  const query = (await retrievalQuery(s, call, BundleInput, args)) as BundleQuery;
-  return retrieval(s, call, BundleQuery, query, () => s.retrieval.bundle(call.caller, query));
+  const playbookId = await s.playbooks.idOf(call.caller, playbook);
+  return withShare(budgetOf(call, { maxTokens }), (share) => {
+    const query = { playbookId, ...rest, maxTokens: share };
+    return kind === 'bundle'
+      ? retrieval(s, call, BundleQuery, query, () => s.retrieval.bundle(call.caller, query as BundleQuery))
+      : retrieval(s, call, ManifestQuery, query, () => s.retrieval.manifest(call.caller, query as ManifestQuery));
+  });
 }
 
 /** A prompt's bundle: a retrieval like get_bundle's (counted, cached), its JSON within `maxTokens`. */
@@ -176,7 +179,7 @@ export const tools: Tool[] = [
     input: BundleInput,
     output: BundleSchema,
     readOnly: true,
-    run: (s, call, args) => bundleFor(s, call, args),
+    run: (s, call, args) => playbookRetrieval(s, call, BundleInput, args, 'bundle'),
   },
   {
     name: 'get_manifest',
@@ -187,10 +190,7 @@ export const tools: Tool[] = [
     input: ManifestInput,
     output: ManifestSchema,
     readOnly: true,
-    run: async (s, call, args) => {
-      const query = (await retrievalQuery(s, call, ManifestInput, args)) as ManifestQuery;
-      return retrieval(s, call, ManifestQuery, query, () => s.retrieval.manifest(call.caller, query));
-    },
+    run: (s, call, args) => playbookRetrieval(s, call, ManifestInput, args, 'manifest'),
   },
   {
     name: 'get_node',
@@ -213,7 +213,8 @@ export const tools: Tool[] = [
     readOnly: true,
     run: async (s, call, args) => {
       const { node, maxTokens, ...query } = valid<{ node: string } & FollowQuery>(FollowInput, args);
-      return answer(await s.retrieval.follow(call.caller, await s.nodes.idOf(call.caller, node), { ...query, maxTokens: answerBudget(budgetOf(call, { maxTokens })) }));
+      const nodeId = await s.nodes.idOf(call.caller, node);
+      return answer(await withShare(budgetOf(call, { maxTokens }), (share) => s.retrieval.follow(call.caller, nodeId, { ...query, maxTokens: share })));
     },
   },
   {
@@ -241,7 +242,7 @@ export const tools: Tool[] = [
     readOnly: true,
     run: async (s, call, args) => {
       const { maxTokens, ...query } = valid<{ since: string; limit: number; cursor?: string; maxTokens?: number }>(UpdatesInput, args);
-      return answer(await s.retrieval.changes(call.caller, query, answerBudget(budgetOf(call, { maxTokens }))));
+      return answer(await withShare(budgetOf(call, { maxTokens }), (share) => s.retrieval.changes(call.caller, query, share)));
     },
   },
   {
