@@ -124,7 +124,8 @@ export function protectedResourceRoutes(): AnyRoute[] {
         '`error_description` too, the members an OAuth client reads from a refused registration.',
       access: { kind: 'public' },
       responses: {},
-      errors: [403],
+      // 400: an Idempotency-Key header that is not 1 to 255 characters, as on every POST.
+      errors: [400, 403],
       handler: async () => {
         // A 404 here would send mcp-remote on to its SSE transport, whose refusal would then be the only error shown.
         throw new AppError('forbidden', noAuthorizationServer, { extensions: { error: 'access_denied', error_description: noAuthorizationServer } });

@@ -6648,6 +6648,10 @@ export type OauthRegisterClientData = {
 
 export type OauthRegisterClientErrors = {
     /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
      * Role too low, or a key of the wrong kind
      */
     403: Problem;
