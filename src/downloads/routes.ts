@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import { type DownloadName, serviceVersion, tarballOf } from './service.js';
+import { serviceVersion } from '../infra/project-root.js';
+import { type DownloadName, tarballOf } from './service.js';
 
 const offered: Record<DownloadName, { operationId: string; summary: string; install: string }> = {
   'playbooks-client.tgz': {

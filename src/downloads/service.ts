@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
-import { projectRoot } from '../infra/project-root.js';
+import { projectRoot, serviceVersion } from '../infra/project-root.js';
 import { packPackage } from './packer.js';
 
 /** The npm packages the service serves for download, by file name, with the folder of each in the checkout. */
@@ -13,8 +13,6 @@ export const downloads = {
 } as const;
 export type DownloadName = keyof typeof downloads;
 
-/** The service's version (its package.json's): the version of every package it serves. */
-export const serviceVersion: string = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).version;
 
 /** Where `npm run build` writes the packed packages (scripts/pack-downloads.ts), which a built process serves. */
 export const builtDownloadsDir = path.join(projectRoot, 'dist', 'downloads');

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,3 +14,6 @@ function findProjectRoot(): string {
 }
 
 export const projectRoot = findProjectRoot();
+
+/** The service's version (its package.json's): what the MCP server reports, and the version of the packages it serves. */
+export const serviceVersion: string = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).version;

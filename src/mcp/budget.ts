@@ -2,7 +2,7 @@ import { type TObject, Type } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
 import type { Pagination } from '../http/common-schemas.js';
 import { CursorParam, decodeCursor, encodeCursor } from '../http/cursor.js';
-import { longestFit, shortenToFit } from '../nodes/token-fit.js';
+import { budgetTooSmall, longestFit, shortenToFit } from '../nodes/token-fit.js';
 
 /**
  * The token budget of a tool's answer. An agent reads a tool result whole: its text block and its structured
@@ -18,11 +18,6 @@ export const MaxTokensInput = Type.Integer({
     'What does not fit is left out in rank order and said compactly (a count, the first ids, a cursor to continue)',
 });
 
-export const budgetTooSmall = (maxTokens: number) =>
-  new AppError('invalid_request', `maxTokens ${maxTokens} is too small for this answer`, {
-    errors: [{ path: '/maxTokens', message: 'is too small for this answer', in: 'body' }],
-  });
-
 /**
  * A REST-shaped answer (whose `maxTokens` bounds its JSON) made with one copy's share of the tool's budget; its
  * refusal of a budget too small names the budget the call gave.
@@ -31,7 +26,7 @@ export async function withShare<T>(maxTokens: number, work: (share: number) => P
   try {
     return await work(answerBudget(maxTokens));
   } catch (err) {
-    if (err instanceof AppError && err.errors?.[0]?.path === '/maxTokens') throw budgetTooSmall(maxTokens);
+    if (err instanceof AppError && err.errors?.[0]?.path === '/maxTokens') throw budgetTooSmall(maxTokens, 'body');
     throw err;
   }
 }
@@ -39,7 +34,7 @@ export async function withShare<T>(maxTokens: number, work: (share: number) => P
 /** An entity's answer within the budget: its longest texts are cut (and marked) when it does not fit whole. */
 export function entityWithin<A extends object>(answer: A, maxTokens: number): { structured: Record<string, unknown>; text: string } {
   const fitted = shortenToFit(answer, answerBudget(maxTokens));
-  if (!fitted) throw budgetTooSmall(maxTokens);
+  if (!fitted) throw budgetTooSmall(maxTokens, 'body');
   return { structured: fitted.answer as Record<string, unknown>, text: fitted.text };
 }
 
@@ -79,6 +74,6 @@ export async function pageWithin<K extends string, P extends Record<K, object[]>
     ...(n < items.length ? { omittedCount: items.length - n, cursor: encodeCursor({ page: at.page, skip: at.skip + n }) } : {}),
   });
   const fitted = longestFit(items.length, answerBudget(maxTokens), answerOf, (i) => JSON.stringify(items[i]));
-  if (!fitted) throw budgetTooSmall(maxTokens);
+  if (!fitted) throw budgetTooSmall(maxTokens, 'body');
   return { structured: fitted.answer, text: fitted.text };
 }

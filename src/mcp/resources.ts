@@ -1,7 +1,7 @@
 import type { ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, notFound } from '../errors.js';
 import { slugPattern } from '../http/slug.js';
-import { cutMark } from '../nodes/token-fit.js';
+import { cutMark, fitsIn } from '../nodes/token-fit.js';
 import { textWithin } from '../nodes/token-count.js';
 import type { PlaybookDetail } from '../playbooks/schemas.js';
 import type { ToolCall, ToolServices } from './tools.js';
@@ -77,8 +77,7 @@ function decodedSlug(text: string): string | undefined {
 /** A resource's text within the budget: cut where a token ends, and saying so. */
 function within(text: string, maxTokens: number, rest: string): string {
   const room = maxTokens - 40; // what the result holds around the text: its uri and type
-  const kept = textWithin(text, room);
-  return kept.length === text.length ? text : textWithin(text, room - 40) + `${cutMark} ${rest}`;
+  return fitsIn(text, room) ? text : textWithin(text, room - 40) + `${cutMark} ${rest}`;
 }
 
 export async function readResource(s: ToolServices, { caller, defaultMaxTokens }: ToolCall, uri: string): Promise<ReadResourceResult> {

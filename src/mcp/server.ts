@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { serviceVersion } from '../infra/project-root.js';
 import { complete } from './completions.js';
 import { RpcError, protocolErrors, toolError } from './errors.js';
 import { getPrompt, listPrompts } from './prompts.js';
@@ -22,7 +23,7 @@ import { listResources, readResource, resourceTemplates } from './resources.js';
 import { type ToolCall, type ToolServices, tools } from './tools.js';
 import { structuredAsText } from './verbatim.js';
 
-export const serverInfo = { name: 'playbooks-context-service', version: '0.1.0' };
+export const serverInfo = { name: 'playbooks-context-service', version: serviceVersion };
 
 /** What the server is for and how an agent should use it: sent in the initialize result. */
 export const instructions = [

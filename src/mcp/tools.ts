@@ -94,7 +94,6 @@ const SearchInput = Strict(
 const PlaybooksInput = Strict({ ...PlaybookListQuery.properties, cursor: Type.Optional(PageCursorInput), maxTokens });
 const UpdatesInput = Strict({ ...UpdatesQuery.properties, maxTokens }, { required: ['since'] });
 
-
 type PlaybookListQuery = Static<typeof PlaybookListQuery>;
 
 /** The retrieval routes of each set of services, built once: the tools answer as they do. */

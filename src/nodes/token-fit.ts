@@ -1,3 +1,4 @@
+import { AppError } from '../errors.js';
 import { countTokens, textWithin, tokensWithin } from './token-count.js';
 
 /**
@@ -59,6 +60,20 @@ export function longestFit<A>(count: number, budget: number, answerOf: (n: numbe
     else high = mid;
   }
   return best;
+}
+
+/** The refusal of a budget that not even the answer without any item fits in (a 400 on the field that gave it). */
+export const budgetTooSmall = (maxTokens: number, where: 'query' | 'body') =>
+  new AppError('invalid_request', `maxTokens ${maxTokens} is too small: the answer without any item does not fit in it`, {
+    errors: [{ path: '/maxTokens', message: 'is too small for the answer without any item', in: where }],
+  });
+
+/** The answer with every item when there is no budget; else longestFit's, refused when not even the empty one fits. */
+export function answerWithin<A>(count: number, maxTokens: number | undefined, answerOf: (n: number) => A, itemText: (i: number) => string): A {
+  if (maxTokens === undefined) return answerOf(count);
+  const fitted = longestFit(count, maxTokens, answerOf, itemText);
+  if (!fitted) throw budgetTooSmall(maxTokens, 'query');
+  return fitted.answer;
 }
 
 /** Appended to a text cut so that its answer fits. */

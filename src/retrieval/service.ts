@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.js';
-import { AppError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
-import { longestFit, shortenToFit } from '../nodes/token-fit.js';
+import { answerWithin, budgetTooSmall, longestFit, shortenToFit } from '../nodes/token-fit.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { linkTypeParams, relationshipTypeOf } from '../nodes/link-types.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
@@ -44,54 +44,20 @@ export class RetrievalService {
     if (!ranking) throw notFound('Playbook');
     const from = q.cursor ? decodeCursor(q.cursor, isOffset).after : 0;
     const nodes = ranking.nodes.slice(from);
-    if (q.maxTokens === undefined) return this.render(caller, ranking, nodes, nodes.length, mode);
-    // Full mode's links among the returned nodes come from a second statement: asked once for every
-    // candidate, then kept to those among the nodes that fit.
+    // Full mode's links among the returned nodes come from a second statement: asked once for every candidate,
+    // then kept to those among the nodes the answer holds.
     const links = mode === 'full' && nodes.length > 1 ? await this.repo.linksAmong(caller.workspaceId, nodes.map((n) => n.id)) : [];
     const views = nodes.map((n) => nodeView(n, mode));
-    const answerOf = (kept: number) => this.answerOf(ranking, nodes, views, kept, mode, { links, from, compact: true });
-    const fitted = longestFit(nodes.length, q.maxTokens, answerOf, (i) => JSON.stringify([views[i], ranking.annotations.filter((a) => a.targetId === nodes[i].id)]));
-    if (!fitted) throw budgetTooSmall(q.maxTokens);
+    const playbook = playbookOf(ranking);
+    const budget = q.maxTokens;
+    const answerOf = (kept: number) => answerHolding(ranking, playbook, nodes, views, kept, mode, { links, from, compact: budget !== undefined });
+    if (budget === undefined) return answerOf(nodes.length);
+    const annotationsOf = (i: number) => ranking.annotations.filter((a) => a.targetId === nodes[i].id);
+    const fitted = longestFit(nodes.length, budget, answerOf, (i) => JSON.stringify([views[i], annotationsOf(i)]));
+    if (!fitted) throw budgetTooSmall(budget, 'query');
     if (fitted.kept > 0 || nodes.length === 0) return fitted.answer;
     // Not even the first node fits whole: it comes with its texts cut (and marked), so that a cursor always moves on.
-    const first = shortenToFit(answerOf(1), q.maxTokens);
-    return first?.answer ?? fitted.answer;
-  }
-
-  private async render(caller: Caller, ranking: Ranking, nodes: RankedNode[], kept: number, mode: Mode | 'manifest') {
-    // Full mode alone needs a second statement: the links among the returned nodes.
-    const links = mode === 'full' && kept > 1 ? await this.repo.linksAmong(caller.workspaceId, nodes.slice(0, kept).map((n) => n.id)) : [];
-    return this.answerOf(ranking, nodes, nodes.map((n) => nodeView(n, mode)), kept, mode, { links, from: 0, compact: false });
-  }
-
-  /**
-   * The answer holding the first `kept` of `nodes`. A budgeted (compact) answer lists only the first few of
-   * what it left out, with their count and a cursor to the next nodes, so that the list never outgrows it.
-   */
-  private answerOf(ranking: Ranking, nodes: RankedNode[], views: object[], kept: number, mode: Mode | 'manifest', o: { links: LinkAmong[]; from: number; compact: boolean }) {
-    const returned = nodes.slice(0, kept);
-    const ids = new Set(returned.map((n) => n.id));
-    const cut = nodes.slice(kept);
-    const omittedAll = [...cut.map((n) => ({ id: n.id, reason: 'max-tokens' as const })), ...ranking.omittedNodeIds.map((id) => ({ id, reason: 'max-nodes' as const }))];
-    const omitted = o.compact ? omittedAll.slice(0, omittedListed) : omittedAll;
-    const active = ranking.activeVersion;
-    return {
-      playbook: {
-        ...ranking.playbook,
-        latestVersion: ranking.latestVersion,
-        activeVersion: active ? { ...active, content: JSON.parse(active.content), changeNote: active.changeNote ?? null } : null,
-      },
-      nodes: views.slice(0, kept),
-      ...(mode === 'full' ? { links: o.links.filter((l) => ids.has(l.sourceId) && ids.has(l.targetId)) } : {}),
-      // Annotations came for every ranked node; those of nodes left out go with them.
-      annotations: ranking.annotations.filter((a) => a.targetType !== 'context_node' || ids.has(a.targetId)),
-      truncated: omittedAll.length > 0,
-      omittedNodeIds: omitted.map((x) => x.id),
-      omitted,
-      omittedCount: omittedAll.length,
-      ...(cut.length > 0 ? { cursor: encodeCursor({ after: o.from + kept }) } : {}),
-      tokenCount: returned.reduce((sum, n) => sum + tokensOf(n, mode), 0),
-    };
+    return shortenToFit(answerOf(1), budget)?.answer ?? fitted.answer;
   }
 
   async follow(caller: Caller, nodeId: string, q: FollowQuery) {
@@ -117,10 +83,7 @@ export class RetrievalService {
         tokenCount: nodes.slice(0, kept).reduce((sum, n) => sum + n.tokenCount, 0),
       };
     };
-    if (q.maxTokens === undefined) return answerOf(nodes.length);
-    const fitted = longestFit(nodes.length, q.maxTokens, answerOf, (i) => JSON.stringify(nodes[i]));
-    if (!fitted) throw budgetTooSmall(q.maxTokens);
-    return fitted.answer;
+    return answerWithin(nodes.length, q.maxTokens, answerOf, (i) => JSON.stringify(nodes[i]));
   }
 
   /**
@@ -139,7 +102,7 @@ export class RetrievalService {
       const before = page.filter((n) => n.updatedAt !== boundary);
       page = before.length > 0 ? before : await this.repo.changesAt(caller.workspaceId, boundary);
     }
-    return { nodes: page, until: page.length > 0 ? page[page.length - 1].updatedAt : from, cursor: positionAfter(page, { at: from, id: '\uffff' }) };
+    return { nodes: page, until: page.length > 0 ? page[page.length - 1].updatedAt : from, cursor: positionAfter(page, startOf(from)) };
   }
 
   /**
@@ -147,8 +110,8 @@ export class RetrievalService {
    * and with `maxTokens` as many of them as the answer's JSON fits; the cursor continues after the last one.
    */
   async changes(caller: Caller, q: { since: string; limit: number; cursor?: string }, maxTokens?: number) {
-    const start = { at: new Date(q.since).toISOString(), id: '\uffff' };
-    return this.updatesAfter(caller, q.cursor ? decodeCursor(q.cursor, isPosition, '/cursor', 'body') : start, q.limit, maxTokens);
+    const start = q.cursor ? decodeCursor(q.cursor, isPosition, '/cursor', 'body') : startOf(new Date(q.since).toISOString());
+    return this.updatesAfter(caller, start, q.limit, maxTokens);
   }
 
   /** A page of changes after a position of the (updatedAt, id) order: at most `limit` nodes, whatever their timestamps. */
@@ -159,20 +122,53 @@ export class RetrievalService {
       const kept = page.slice(0, n);
       return { nodes: kept, until: n > 0 ? kept[n - 1].updatedAt : position.at, cursor: positionAfter(kept, position) };
     };
-    if (maxTokens === undefined) return answerOf(page.length);
-    const fitted = longestFit(page.length, maxTokens, answerOf, (i) => JSON.stringify(page[i]));
-    if (!fitted) throw budgetTooSmall(maxTokens);
-    return fitted.answer;
+    return answerWithin(page.length, maxTokens, answerOf, (i) => JSON.stringify(page[i]));
   }
+}
+
+type PlaybookAnswer = ReturnType<typeof playbookOf>;
+
+/** The playbook as a bundle or manifest gives it: its head, latest version and active version with its content. */
+function playbookOf(ranking: Ranking) {
+  const active = ranking.activeVersion;
+  return {
+    ...ranking.playbook,
+    latestVersion: ranking.latestVersion,
+    activeVersion: active ? { ...active, content: JSON.parse(active.content), changeNote: active.changeNote ?? null } : null,
+  };
+}
+
+/**
+ * The bundle or manifest holding the first `kept` of `nodes`. A budgeted (compact) answer lists only the first
+ * few of what it left out, with their count and a cursor to the next nodes, so that the list never outgrows it.
+ */
+function answerHolding(
+  ranking: Ranking, playbook: PlaybookAnswer, nodes: RankedNode[], views: object[], kept: number, mode: Mode | 'manifest',
+  o: { links: LinkAmong[]; from: number; compact: boolean },
+) {
+  const returned = nodes.slice(0, kept);
+  const ids = new Set(returned.map((n) => n.id));
+  const cut = nodes.slice(kept);
+  const omittedAll = [...cut.map((n) => ({ id: n.id, reason: 'max-tokens' as const })), ...ranking.omittedNodeIds.map((id) => ({ id, reason: 'max-nodes' as const }))];
+  const omitted = o.compact ? omittedAll.slice(0, omittedListed) : omittedAll;
+  return {
+    playbook,
+    nodes: views.slice(0, kept),
+    ...(mode === 'full' ? { links: o.links.filter((l) => ids.has(l.sourceId) && ids.has(l.targetId)) } : {}),
+    // Annotations came for every ranked node; those of nodes left out go with them.
+    annotations: ranking.annotations.filter((a) => a.targetType !== 'context_node' || ids.has(a.targetId)),
+    truncated: omittedAll.length > 0,
+    omittedNodeIds: omitted.map((x) => x.id),
+    omitted,
+    omittedCount: omittedAll.length,
+    ...(cut.length > 0 ? { cursor: encodeCursor({ after: o.from + kept }) } : {}),
+    tokenCount: returned.reduce((sum, n) => sum + tokensOf(n, mode), 0),
+  };
 }
 
 /** How many entries of what a budget left out an answer lists: the rest are counted, and reached by its cursor. */
 const omittedListed = 5;
 
-const budgetTooSmall = (maxTokens: number) =>
-  new AppError('invalid_request', `maxTokens ${maxTokens} is too small: the answer without any node does not fit in it`, {
-    errors: [{ path: '/maxTokens', message: 'is too small for the answer without any node', in: 'query' }],
-  });
 
 const isOffset = (value: any): value is { after: number } => Number.isInteger(value?.after) && value.after >= 0 && value.after <= 1000;
 
@@ -181,6 +177,8 @@ interface Position {
   at: string;
   id: string;
 }
+/** Where the changes after a moment start: after every node changed at that moment (no id sorts after this one). */
+const startOf = (at: string): Position => ({ at, id: '\uffff' });
 const isPosition = (value: any): value is Position =>
   typeof value?.at === 'string' && !Number.isNaN(Date.parse(value.at)) && typeof value?.id === 'string' && value.id.length <= 100;
 
