@@ -16,6 +16,7 @@ import { buildRouter } from './http/router.js';
 import { mcpChallenge, protectedResourceRoutes } from './mcp/protected-resource.js';
 import { mcpHostGuard, mcpRoutes } from './mcp/routes.js';
 import { nodeRoutes } from './nodes/routes.js';
+import { oauthRoutes, oauthServer } from './oauth/routes.js';
 import { opsRoutes } from './ops/routes.js';
 import { playbookRoutes } from './playbooks/routes.js';
 import { reportRoutes } from './reports/routes.js';
@@ -44,7 +45,8 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...auditRoutes(s),
     ...webhookRoutes(s),
     ...mcpRoutes(s),
-    ...protectedResourceRoutes(),
+    ...protectedResourceRoutes(s),
+    ...oauthRoutes(s),
     ...downloadRoutes(s),
   ];
   const ops = opsRoutes(s, () => (document ??= buildOpenApi([...api, ...ops], {
@@ -62,6 +64,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   app.use(errorHandler(s.logger));
   app.use(mcpHostGuard(s.config.mcp));
   app.use(mcpChallenge());
+  app.use(oauthServer(s));
   for (const middleware of buildRouter(allRoutes(s), {
     gate: s.gate,
     idempotency: s.idempotency,

@@ -43,8 +43,13 @@ export interface Config {
   webhooks: { allowPrivateTargets: boolean; timeoutMs: number; retryBaseMs: number; maxAttempts: number; relayIntervalMs: number };
   /** Audit events older than this many days are deleted; absent: kept for good. */
   auditRetentionDays?: number;
-  /** The key webhook signing secrets are sealed with in Neo4j; absent: a key file in dataDir (src/webhooks/secret-box.ts). */
+  /** The key webhook signing secrets are sealed with in Neo4j; absent: a key file in dataDir (src/infra/secret-box.ts). */
   webhookSecretsKey?: string;
+  /**
+   * The origin clients reach the service at (scheme, host, port; no path): the MCP authorization server's issuer is
+   * this origin's `/oauth`. Default: http://localhost and the port.
+   */
+  publicUrl: string;
 }
 
 const intString = { type: 'string', pattern: '^[0-9]+$' } as const;
@@ -84,6 +89,7 @@ const envSchema = {
     WEBHOOK_RELAY_INTERVAL_MS: intString,
     AUDIT_RETENTION_DAYS: intString,
     AUDIT: { enum: ['on', 'off'] },
+    PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#\\s]+$' },
   },
 } as const;
 
@@ -113,8 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const int = (name: string, fallback: number) =>
     relevant[name] === undefined ? fallback : Number.parseInt(relevant[name] as string, 10);
   const rate = relevant.RATE_LIMIT_PER_KEY_PER_MINUTE;
+  const port = int('PORT', 3000);
   return {
-    port: int('PORT', 3000),
+    port,
     host: relevant.HOST ?? '0.0.0.0',
     neo4j: {
       uri: relevant.NEO4J_URI,
@@ -155,5 +162,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     webhookSecretsKey: relevant.WEBHOOK_SECRETS_KEY,
     auditRetentionDays: relevant.AUDIT_RETENTION_DAYS === undefined ? undefined : Number.parseInt(relevant.AUDIT_RETENTION_DAYS as string, 10),
+    publicUrl: relevant.PUBLIC_URL ?? `http://localhost:${port}`,
   };
 }

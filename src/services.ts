@@ -12,6 +12,8 @@ import { systemClock } from './infra/ids.js';
 import { GraphService } from './graph/service.js';
 import { NodeImportService } from './nodes/import.js';
 import { NodeService } from './nodes/service.js';
+import { bearerTokenFinder } from './oauth/redis-adapter.js';
+import { OAuthService } from './oauth/service.js';
 import { PlaybookService } from './playbooks/service.js';
 import { ReportService } from './reports/service.js';
 import { RetrievalService } from './retrieval/service.js';
@@ -40,6 +42,7 @@ export interface AppServices extends Infra {
   audit: AuditService;
   webhooks: WebhookService;
   transfer: TransferService;
+  oauth: OAuthService;
 }
 
 /** Wires the component services to the process's connections and to one request gate. */
@@ -55,8 +58,10 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     plans: base.config.plans,
     rateLimitPerKeyPerMinute: base.config.rateLimitPerKeyPerMinute,
     onQuotaCrossed: (crossing) => audit.recordQuotaCrossing(crossing),
+    findBearerToken: bearerTokenFinder(base.redis, base.clock),
   });
   const deps = { ...base, gate };
+  const agents = new AgentService(deps);
   return {
     ...deps,
     idempotency: new IdempotencyStore(base.redis),
@@ -64,7 +69,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     admin: new AdminService(deps),
     workspaces: new WorkspaceService(deps),
     playbooks: new PlaybookService(deps),
-    agents: new AgentService(deps),
+    agents,
     nodes: new NodeService(deps),
     graphView: new GraphService(deps),
     nodeImport: new NodeImportService(deps),
@@ -76,5 +81,6 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     audit,
     webhooks: new WebhookService(deps),
     transfer: new TransferService(deps),
+    oauth: new OAuthService({ ...deps, agents }),
   };
 }

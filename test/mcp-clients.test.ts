@@ -4,7 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'chai';
@@ -13,6 +13,7 @@ import { type TestWorkspace, createWorkspace, problem, request } from './support
 import { createAgent } from './support/agents.js';
 import { env } from './support/harness.js';
 import { createPlaybook } from './support/playbooks.js';
+import { launchBrowser, openConsole } from './console/browser.js';
 
 /** The file a package's bin runs, read from its package.json as npx would. */
 function binOf(pkg: string, name: string): string {
@@ -83,7 +84,7 @@ function mcpRemote(url: string, authorization: string | undefined, configDir: st
   return { transport, stderr: () => stderr };
 }
 
-describe('generic MCP clients: API keys, and a clean failure without one', function () {
+describe('generic MCP clients: API keys, and OAuth without one', function () {
   // Each client is a process of its own, started on a loaded machine.
   this.timeout(120_000);
   let w: TestWorkspace;
@@ -108,7 +109,7 @@ describe('generic MCP clients: API keys, and a clean failure without one', funct
   });
 
   describe('protected resource metadata (RFC 9728)', () => {
-    it('is served without a key and names the MCP endpoint as the request named the service, with no authorization server', async () => {
+    it('is served without a key and names the MCP endpoint as the request named the service, and the authorization server', async () => {
       const res = await fetch(metadataUrl());
       expect(res.status).to.equal(200);
       const document = await res.json();
@@ -116,6 +117,8 @@ describe('generic MCP clients: API keys, and a clean failure without one', funct
         resource: endpoint(),
         resource_name: `Playbooks MCP endpoint of workspace ${w.workspaceId}`,
         resource_documentation: `${proxy.url}/docs`,
+        authorization_servers: [`${env.config.publicUrl}/oauth`],
+        scopes_supported: ['mcp'],
         bearer_methods_supported: ['header'],
       });
       expect((await fetch(document.resource_documentation)).status).to.equal(200);
@@ -142,38 +145,40 @@ describe('generic MCP clients: API keys, and a clean failure without one', funct
       expect(usage.headers.get('www-authenticate')).to.equal('Bearer');
     });
 
-    it('the origin’s OAuth fallbacks answer with what to do instead: authorization server metadata 404, registration 403', async () => {
-      const metadata = await request('GET', '/.well-known/oauth-authorization-server');
-      expect(problem(metadata, 404, 'not_found').detail).to.match(/no OAuth authorization server.*API key/);
-      const registration = await request('POST', '/register', { body: { redirect_uris: ['http://localhost:1/cb'] } });
-      const refused = problem(registration, 403, 'forbidden');
-      expect(refused.detail).to.match(/API key/);
-      // The members an OAuth client reads from a refused registration (RFC 7591).
-      expect(registration.body).to.include({ error: 'access_denied', error_description: refused.detail });
+    it('the authorization server’s metadata is where clients look for it: the issuer’s RFC 8414 path and the origin’s root', async () => {
+      const issuer = `${env.config.publicUrl}/oauth`;
+      for (const where of ['/.well-known/oauth-authorization-server/oauth', '/.well-known/oauth-authorization-server', '/oauth/.well-known/openid-configuration']) {
+        const metadata = await request('GET', where);
+        expect(metadata.status, where).to.equal(200);
+        expect(metadata.body).to.include({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, registration_endpoint: `${issuer}/register` });
+        expect(metadata.body.code_challenge_methods_supported).to.deep.equal(['S256']);
+      }
     });
   });
 
   describe('the MCP SDK’s client', () => {
-    it('given an OAuth provider and no key, fails with the answer to use an API key, before any sign-in', async () => {
-      // An OAuth client that has registered nowhere and would open a browser to sign in: it never gets that far.
+    it('given an OAuth provider and no key, registers and sends the person to sign in with PKCE and the endpoint as resource', async () => {
+      let client: { client_id: string } | undefined;
+      let signIn: URL | undefined;
       const provider: OAuthClientProvider = {
-        redirectUrl: 'http://localhost:1/callback',
-        clientMetadata: { redirect_uris: ['http://localhost:1/callback'], client_name: 'mcp-clients-test' },
-        clientInformation: () => undefined,
-        saveClientInformation: () => {},
+        redirectUrl: 'http://127.0.0.1:1/callback',
+        clientMetadata: { redirect_uris: ['http://127.0.0.1:1/callback'], client_name: 'mcp-clients-test', token_endpoint_auth_method: 'none' },
+        clientInformation: () => client,
+        saveClientInformation: (info) => void (client = info),
         tokens: () => undefined,
         saveTokens: () => {},
-        redirectToAuthorization: () => {
-          throw new Error('the client was sent to sign in');
-        },
+        redirectToAuthorization: (url) => void (signIn = url),
         saveCodeVerifier: () => {},
         codeVerifier: () => '',
       };
-      const client = new Client({ name: 'mcp-clients-test', version: '1.0.0' });
-      const from = proxy.seen.length;
-      const failed = await client.connect(new StreamableHTTPClientTransport(new URL(endpoint()), { authProvider: provider })).then(() => undefined, (err: Error) => err);
-      expect(failed?.message).to.equal('This service has no OAuth authorization server and registers no clients. Authenticate with an API key (pk_…) sent as Authorization: Bearer <key>; see /docs');
-      expect(proxy.seen.slice(from).at(-1)).to.equal('POST /register');
+      const connecting = new Client({ name: 'mcp-clients-test', version: '1.0.0' });
+      const failed = await connecting.connect(new StreamableHTTPClientTransport(new URL(endpoint()), { authProvider: provider })).then(() => undefined, (err: Error) => err);
+      // The SDK stops once the browser is to be opened; the person's consent is test/oauth-browser.test.ts's part.
+      expect(failed).to.be.instanceOf(UnauthorizedError);
+      expect(client?.client_id).to.be.a('string');
+      expect(signIn?.href.startsWith(`${env.config.publicUrl}/oauth/authorize?`)).to.equal(true);
+      expect(signIn?.searchParams.get('code_challenge_method')).to.equal('S256');
+      expect(signIn?.searchParams.get('resource')).to.equal(endpoint());
     });
   });
 
@@ -216,22 +221,38 @@ describe('generic MCP clients: API keys, and a clean failure without one', funct
       }
     });
 
-    it('with a bad key or none, exits with the service’s answer to use an API key, not a transport error', async () => {
-      for (const authorization of [`Bearer ${badKey}`, undefined]) {
-        const { transport, stderr } = mcpRemote(endpoint(), authorization, configDir);
-        const client = new Client({ name: 'mcp-clients-test', version: '1.0.0' });
-        const from = proxy.seen.length;
-        const failed = await client.connect(transport).then(() => undefined, (err: Error) => err);
-        await client.close();
-        expect(failed, 'mcp-remote connected without a valid key').to.be.instanceOf(Error);
-        // Its OAuth client follows the 401 to the metadata (no authorization server), then to the origin's
-        // fallbacks; the refused registration is where it stops, and what it reports.
-        const seen = proxy.seen.slice(from);
-        expect(seen).to.include.members([`POST ${w.path('/mcp')}`, `GET /.well-known/oauth-protected-resource${w.path('/mcp')}`, 'GET /.well-known/oauth-authorization-server']);
-        expect(seen.at(-1)).to.equal('POST /register');
-        expect(stderr()).to.include('Authenticate with an API key (pk_…) sent as Authorization: Bearer <key>');
-        // Not the transport fallback a 404 from /register used to start, whose SSE 405 hid the cause.
+    it('without a key, connects once a person approves, on the console’s consent page, the sign-in it asks for', async () => {
+      // Straight to the service: a token is bound to the endpoint as PUBLIC_URL names it, not as a proxy does.
+      const { transport, stderr } = mcpRemote(`${env.config.publicUrl}${w.path('/mcp')}`, undefined, configDir);
+      const client = new Client({ name: 'mcp-clients-test', version: '1.0.0' });
+      const connected = client.connect(transport);
+      connected.catch(() => {});
+      const browser = await launchBrowser();
+      try {
+        // There is no browser for it to open here, so it prints the address to visit.
+        let visit: string | undefined;
+        for (let waited = 0; !visit && waited < 60_000; waited += 200) {
+          visit = /Please authorize this client by visiting:\s*(\S+)/.exec(stderr())?.[1];
+          if (!visit) await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(visit?.startsWith(`${env.config.publicUrl}/oauth/authorize?`), stderr()).to.equal(true);
+        const { page, problems } = await openConsole(browser);
+        await page.goto(visit!);
+        await page.getByLabel('User key').fill(w.owner.key);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('button', { name: 'Approve' }).click();
+        await page.waitForURL(/\/oauth\/callback\?code=/);
+        await connected;
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).to.include('list_playbooks');
+        const result: any = await client.callTool({ name: 'list_playbooks', arguments: {} });
+        expect(JSON.stringify(result.structuredContent)).to.include(playbookId);
+        expect(problems).to.deep.equal([]);
+        // Not the transport fallback a refused request used to start, whose SSE 405 hid the cause.
         expect(stderr()).not.to.match(/sse-only|SSE error|405/);
+      } finally {
+        await client.close();
+        await browser.close();
       }
     });
   });

@@ -71,8 +71,10 @@ const basesRefusedByDesign = new Set([
   'redeliverWebhook', // the fixture's receiver never answers, so its subscription is soon disabled: 409
   'importWorkspace', // the sweep's workspace has playbooks and nodes; an export goes into an empty workspace only: 409
   'mcp', // the sweep sends no Accept: application/json, text/event-stream, which Streamable HTTP requires: 406
-  'oauthAuthorizationServer', // there is no OAuth authorization server, which its answer says: 404
-  'oauthRegisterClient', // no OAuth client is registered, which its answer says: 403
+  'getConsentRequest', // the sweep has no authorization request waiting for consent: 404
+  'approveConsentRequest', // likewise: 404
+  'denyConsentRequest', // likewise: 404
+  'revokeAgentGrant', // the sweep's agent has no grant: 404
 ]);
 
 const encode = (v: string) => (/%[0-9A-F]{2}/.test(v) ? v : encodeURIComponent(v));

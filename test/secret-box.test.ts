@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { SecretBox } from '../src/webhooks/secret-box.js';
+import { SecretBox } from '../src/infra/secret-box.js';
 
 describe('sealed webhook secrets', () => {
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

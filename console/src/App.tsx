@@ -10,6 +10,7 @@ import { PlaybookDetail } from './pages/PlaybookDetail.tsx';
 import { Nodes } from './pages/Nodes.tsx';
 import { Feedback } from './pages/Feedback.tsx';
 import { Agents } from './pages/Agents.tsx';
+import { Authorize } from './pages/Authorize.tsx';
 
 // The heavy pages (WebGL graph, editor, diff, chart) load on demand.
 const GraphPage = lazy(() => import('./pages/Graph.tsx'));
@@ -99,17 +100,23 @@ export function App() {
         )}
       </header>
       <main id="main">
-        {!key ? (
-          <SignIn />
-        ) : (
-          <Switch>
-            <Route path="/" component={Workspaces} />
-            <Route path="/w/:ws" nest component={WorkspaceRoutes} />
-            <Route>
-              <Redirect to="/" />
-            </Route>
-          </Switch>
-        )}
+        <Switch>
+          {/* The consent page signs a person in itself and stays where it is: the flow returns to it. */}
+          <Route path="/authorize/:uid" component={Authorize} />
+          <Route>
+            {!key ? (
+              <SignIn />
+            ) : (
+              <Switch>
+                <Route path="/" component={Workspaces} />
+                <Route path="/w/:ws" nest component={WorkspaceRoutes} />
+                <Route>
+                  <Redirect to="/" />
+                </Route>
+              </Switch>
+            )}
+          </Route>
+        </Switch>
       </main>
     </>
   );

@@ -10,7 +10,7 @@ import type { GraphExecutor, GraphTx, Params, Row } from '../infra/neo4j.js';
  */
 export type Actor =
   | { kind: 'user'; id: string }
-  | { kind: 'agent'; id: string; sponsorUserId: string }
+  | { kind: 'agent'; id: string; sponsorUserId: string; client?: { id: string; name: string } }
   | { kind: 'operator' | 'analyst' };
 
 /** What every audit event of one request shares: who, which request, when. Built by the service. */
@@ -34,7 +34,19 @@ export interface AuditEntry {
 
 export function actorOf(caller: Pick<Caller, 'principal'>): Actor {
   const p = caller.principal;
-  return p.kind === 'user' ? { kind: 'user', id: p.id } : { kind: 'agent', id: p.id, sponsorUserId: p.sponsorUserId };
+  if (p.kind === 'user') return { kind: 'user', id: p.id };
+  return { kind: 'agent', id: p.id, sponsorUserId: p.sponsorUserId, ...(p.client ? { client: p.client } : {}) };
+}
+
+/**
+ * Who made a stored event's change, as the audit log and webhook payloads show it: the actor, and the hosted
+ * client an agent acted through when there was one.
+ */
+export function storedActor(e: Row) {
+  return {
+    actor: { kind: e.actorKind, id: e.actorId ?? null, sponsorUserId: e.sponsorUserId ?? null },
+    ...(e.clientId ? { client: { id: e.clientId, name: e.clientName } } : {}),
+  };
 }
 
 /** The stamp of a workspace caller's request at `at`. */
@@ -96,6 +108,8 @@ export async function recordAudit(tx: GraphTx, stamp: AuditStamp, entry: AuditEn
     actorKind: actor.kind,
     actorId: 'id' in actor ? actor.id : null,
     sponsorUserId: actor.kind === 'agent' ? actor.sponsorUserId : null,
+    clientId: actor.kind === 'agent' ? (actor.client?.id ?? null) : null,
+    clientName: actor.kind === 'agent' ? (actor.client?.name ?? null) : null,
     requestId: stamp.requestId,
     targetIds: entry.targetIds,
     before: json(entry.before),

@@ -1,4 +1,5 @@
 import type { GraphExecutor, Row } from '../infra/neo4j.js';
+import { storedActor } from './recorder.js';
 import type { AuditEvent } from './schemas.js';
 
 export interface AuditFilter {
@@ -20,7 +21,7 @@ function toEvent(e: Row): AuditEvent {
     id: e.id,
     workspaceId: e.workspaceId ?? null,
     action: e.action,
-    actor: { kind: e.actorKind, id: e.actorId ?? null, sponsorUserId: e.sponsorUserId ?? null },
+    ...(storedActor(e) as Pick<AuditEvent, 'actor' | 'client'>),
     targetIds: e.targetIds ?? [],
     requestId: e.requestId,
     at: e.at,

@@ -12,6 +12,10 @@ export const AuditEventSchema = named('AuditEvent', Type.Object({
   workspaceId: Nullable(Type.String({ description: 'null for the operator’s changes to users and keys, and analyst queries' })),
   action: Type.String({ description: 'e.g. playbook.version.approved, agent.key.revoked (see the event catalogue)' }),
   actor: ActorSchema,
+  client: Type.Optional(Type.Object(
+    { id: Type.String({ description: 'Its OAuth client id' }), name: Type.String({ description: 'The name it registered with' }) },
+    { description: 'The hosted client an agent acted through, when the change came with an OAuth access token (docs/mcp.md)' },
+  )),
   targetIds: Type.Array(Type.String(), { description: 'The ids the change touched, the main one first' }),
   requestId: Type.String({ description: 'The X-Request-Id of the request that made the change' }),
   at: Timestamp,

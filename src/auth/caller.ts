@@ -14,7 +14,17 @@ export function lowerRole(a: Role, b: Role): Role {
 /** Who a key belongs to, before any workspace is involved. */
 export type Principal =
   | { kind: 'user'; id: string; keyId: string }
-  | { kind: 'agent'; id: string; keyId: string; workspaceId: string; sponsorUserId: string; role: Role };
+  | {
+      kind: 'agent';
+      id: string;
+      /** The key's id; for an OAuth access token, its grant's. */
+      keyId: string;
+      workspaceId: string;
+      sponsorUserId: string;
+      role: Role;
+      /** The hosted client acting as the agent, when the request came with an OAuth access token (src/oauth/). */
+      client?: { id: string; name: string };
+    };
 
 /**
  * The authenticated caller of a workspace route: the principal plus its role in that workspace.

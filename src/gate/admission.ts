@@ -24,7 +24,20 @@ export interface AccessRule {
   userKeyOnly?: boolean;
   /** Counts against the workspace's monthly retrieval quota (bundle, manifest). */
   metered?: boolean;
+  /** Also takes an OAuth access token bound to this workspace's MCP endpoint (the MCP endpoint alone does). */
+  oauth?: boolean;
 }
+
+/** What an OAuth access token stands for, as the authorization server stored it (src/oauth/). */
+export interface BearerToken {
+  grantId: string;
+  /** The workspace whose MCP endpoint the token is bound to. */
+  workspaceId: string;
+  expiresAt: string;
+}
+
+/** Finds the OAuth access token a request presents; undefined when it is unknown, expired or revoked. */
+export type FindBearerToken = (token: string) => Promise<BearerToken | undefined>;
 
 /** A request the gate let through. */
 export interface Admission {
@@ -39,6 +52,8 @@ export interface AdmissionDeps {
   logger: Logger;
   clock: () => Date;
   rateLimitPerKeyPerMinute?: number;
+  /** Absent: only API keys authenticate. */
+  findBearerToken?: FindBearerToken;
 }
 
 /**
@@ -66,7 +81,10 @@ export class Admitter {
    * 403 insufficient_role, 429 quota_exceeded. A malformed key or one failing its checksum costs no look-up.
    */
   async admit(token: string | undefined, workspaceId: string, rule: AccessRule): Promise<Admission> {
-    if (!token || !keyKind(token)) throw unauthorized();
+    if (!token) throw unauthorized();
+    const apiKey = keyKind(token) !== undefined;
+    // Anything that is not an API key can only be an OAuth access token, which one endpoint alone takes.
+    if (!apiKey && !(rule.oauth && this.deps.findBearerToken)) throw unauthorized();
     const keyHash = hashKey(token);
     const delivery = this.signals.delivery;
     if (delivery) await delivery;
@@ -78,9 +96,12 @@ export class Admitter {
       if (reading?.revoked) throw unauthorized();
       const epoch = reading?.epoch;
       // A cache hit (the usual request) costs no await.
-      const { principal, role } = (epoch ? this.cache.get(keyHash, workspaceId, epoch, now) : undefined) ?? (await this.load(keyHash, workspaceId, epoch, now));
+      const { principal, role } =
+        (epoch ? this.cache.get(keyHash, workspaceId, epoch, now) : undefined) ??
+        (await (apiKey ? this.load(keyHash, workspaceId, epoch, now) : this.loadToken(token, keyHash, workspaceId, epoch, now)));
       if (!principal) throw unauthorized();
-      this.uses.set(principal.keyId, now);
+      // A token's use is its grant's, which has no lastUsedAt to keep.
+      if (principal.kind === 'user' || !principal.client) this.uses.set(principal.keyId, now);
       if (rule.userKeyOnly && principal.kind === 'agent') {
         throw new AppError('user_key_required', 'This endpoint takes a user key; agent keys cannot manage agents or members');
       }
@@ -183,6 +204,28 @@ export class Admitter {
     if (principal?.kind === 'agent') role = principal.workspaceId === workspaceId ? principal.role : undefined;
     else if (principal) role = await this.repo.userRole(principal.id, workspaceId);
     const access: KeyAccess = { principal, role, ...(found?.expiresAt ? { expiresAt: found.expiresAt } : {}) };
+    if (epoch) this.cache.set(keyHash, workspaceId, epoch, access, now);
+    return access;
+  }
+
+  /**
+   * An OAuth access token's access to the workspace: the token from the authorization server's store, then its
+   * grant from Neo4j, cached like a key's under the epoch this request read and never past the token's expiry. A
+   * token bound to another workspace's endpoint is unknown here.
+   */
+  private async loadToken(token: string, keyHash: string, workspaceId: string, epoch: string | undefined, now: Date): Promise<KeyAccess> {
+    const found = await this.deps.findBearerToken!(token);
+    const grant = found?.workspaceId === workspaceId ? await this.repo.grant(found.grantId, workspaceId) : undefined;
+    const access: KeyAccess = grant
+      ? {
+          principal: {
+            kind: 'agent', id: grant.agentId, keyId: found!.grantId, workspaceId, sponsorUserId: grant.sponsorUserId, role: grant.role,
+            client: { id: grant.clientId, name: grant.clientName },
+          },
+          role: grant.role,
+          expiresAt: found!.expiresAt,
+        }
+      : {};
     if (epoch) this.cache.set(keyHash, workspaceId, epoch, access, now);
     return access;
   }

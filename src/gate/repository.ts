@@ -27,6 +27,12 @@ export class GateRepository {
     return { principal: { kind: 'user', id: row.principalId, keyId: row.keyId }, expiresAt };
   }
 
+  /** The agent an OAuth grant acts as in the workspace, while the grant holds (auth/find-grant.cypher says when it does not). */
+  async grant(grantId: string, workspaceId: string): Promise<{ agentId: string; sponsorUserId: string; role: Role; clientId: string; clientName: string } | undefined> {
+    const [row] = await this.graph.read<{ agentId: string; sponsorUserId: string; role: Role; clientId: string; clientName: string }>('auth/find-grant', { grantId, workspaceId });
+    return row;
+  }
+
   async userRole(userId: string, workspaceId: string): Promise<Role | undefined> {
     const [row] = await this.graph.read<{ role: Role }>('auth/user-role', { userId, workspaceId });
     return row?.role;

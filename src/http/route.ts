@@ -14,7 +14,7 @@ import type { Caller, Principal, Role } from '../auth/caller.js';
 export type Access =
   | { kind: 'public' }
   | { kind: 'operator'; analyst?: boolean }
-  | { kind: 'workspace'; minRole: Role; userKeyOnly?: boolean }
+  | { kind: 'workspace'; minRole: Role; userKeyOnly?: boolean; oauth?: boolean }
   | { kind: 'principal' };
 
 export interface ResponseSpec {

@@ -79,7 +79,7 @@ export function mcpRoutes(s: ToolServices & { config: Config; logger: Logger }):
         'no or a bad key is 401 with WWW-Authenticate: Bearer and the resource_metadata URL (RFC 9728), a workspace the key cannot see 404. A get_bundle or get_manifest call ' +
         'counts one retrieval against the quota, as the REST retrieval does. Host and Origin are checked against DNS rebinding ' +
         '(MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS). See docs/mcp.md.',
-      access: { kind: 'workspace', minRole: 'viewer' },
+      access: { kind: 'workspace', minRole: 'viewer', oauth: true },
       params: WorkspacePath,
       body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1, maxItems: maxBatchMessages })]),
       responses: {

@@ -1,11 +1,12 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { storedActor } from '../audit/recorder.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../infra/ids.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import { type NextDelivery, WebhookRepository } from './repository.js';
-import { SecretBox } from './secret-box.js';
+import { SecretBox } from '../infra/secret-box.js';
 import { sendWebhook } from './sender.js';
 
 /** The queue's keys share one hash tag, so the queue also runs on a Redis cluster. */
@@ -29,7 +30,7 @@ export function payloadOf(event: NextDelivery['event']): string {
     data: {
       eventId: event.id,
       workspaceId: event.workspaceId,
-      actor: { kind: event.actorKind, id: event.actorId ?? null, sponsorUserId: event.sponsorUserId ?? null },
+      ...storedActor(event),
       targetIds: event.targetIds ?? [],
       requestId: event.requestId,
       before: parse(event.before),

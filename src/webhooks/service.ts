@@ -5,7 +5,7 @@ import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { WebhookRepository } from './repository.js';
-import { SecretBox } from './secret-box.js';
+import { SecretBox } from '../infra/secret-box.js';
 import type { CreateSubscriptionInput, Delivery, DeliveryQuery, Subscription, UpdateSubscriptionInput } from './schemas.js';
 import { checkTarget } from './url-guard.js';
 

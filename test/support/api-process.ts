@@ -28,6 +28,9 @@ export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_TOKEN: adminToken,
+      PUBLIC_URL: env.config.publicUrl,
+      // The key the authorization server's keys are sealed with in Neo4j, as every process of a deployment shares it.
+      WEBHOOK_SECRETS_KEY: env.config.webhookSecretsKey,
       LOG_LEVEL: 'warn',
       ...extraEnv,
     },

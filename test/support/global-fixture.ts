@@ -1,3 +1,4 @@
+import { freePort } from '../../src/infra/local-deps.js';
 import { createLogger, startService } from '../../src/runtime.js';
 import { startTestDependencies } from './dependencies.js';
 import { env, testConfig } from './harness.js';
@@ -6,7 +7,9 @@ import { env, testConfig } from './harness.js';
 export async function mochaGlobalSetup(): Promise<void> {
   const started = Date.now();
   env.deps = await startTestDependencies();
-  env.config = testConfig();
+  // A known port, so that the authorization server's issuer (PUBLIC_URL) is the origin tests reach it at.
+  const port = await freePort();
+  env.config = testConfig({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
   env.service = await startService(env.config, createLogger(env.config.logLevel), env.deps, { validateResponses: true });
   process.stdout.write(`  test dependencies: ${env.deps.how}, ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

@@ -34,6 +34,8 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     WEBHOOK_MAX_ATTEMPTS: '5',
     WEBHOOK_RELAY_INTERVAL_MS: '200',
     WEBHOOK_TIMEOUT_MS: '2000',
+    // Every API of the run names the same authorization server, so a token issued through one works on all.
+    ...(env.config ? { PUBLIC_URL: env.config.publicUrl } : {}),
     ...overrides,
   });
 }

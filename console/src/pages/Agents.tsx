@@ -5,6 +5,7 @@ import { useParams } from 'wouter';
 import { clientFor, messageOf } from '../api.ts';
 import { listKeys, rotateAgentKey } from '../calls.ts';
 import { ErrorNote, Loading, PageTitle, when } from '../ui.tsx';
+import { ConnectedApps } from './ConnectedApps.tsx';
 
 const maxGraceSeconds = 7 * 24 * 3600;
 const units = { seconds: 1, minutes: 60, hours: 3600, days: 86400 } as const;
@@ -158,6 +159,7 @@ export function Agents() {
               <p className="muted small">{a.role} · {a.status} · created {when(a.createdAt)}</p>
               <div id={`agent-${a.id}`} hidden={!expanded}>
                 {expanded && <AgentKeys ws={ws} agentId={a.id} agentName={a.name} />}
+                {expanded && <ConnectedApps ws={ws} agentId={a.id} agentName={a.name} />}
               </div>
             </li>
           );

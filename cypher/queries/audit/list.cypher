@@ -11,6 +11,6 @@ WHERE ($from IS NULL OR e.at >= $from) AND ($to IS NULL OR e.at < $to)
   AND ($actionPrefix IS NULL OR e.action STARTS WITH $actionPrefix)
   AND ($targetId IS NULL OR $targetId IN e.targetIds)
   AND ($cursorAt IS NULL OR e.at < $cursorAt OR (e.at = $cursorAt AND e.id < $cursorId))
-RETURN e {.id, .workspaceId, .action, .actorKind, .actorId, .sponsorUserId, .requestId, .targetIds, .before, .after, .at} AS event
+RETURN e {.id, .workspaceId, .action, .actorKind, .actorId, .sponsorUserId, .clientId, .clientName, .requestId, .targetIds, .before, .after, .at} AS event
 ORDER BY e.at DESC, e.id DESC
 LIMIT toInteger($limit)

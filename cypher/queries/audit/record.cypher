@@ -3,7 +3,7 @@
 // delivery gets its number in the subscription's order from the dispatcher (webhooks/next-deliveries.cypher), so
 // changes to one workspace do not wait for one another here.
 // Params: $event {id, workspaceId (null for the operator's changes outside a workspace), action, actorKind, actorId,
-//   sponsorUserId, requestId, targetIds, before (JSON text or null), after (JSON text or null), at}, $workspaceId,
+//   sponsorUserId, clientId and clientName (the hosted client an agent acted through, or null), requestId, targetIds, before (JSON text or null), after (JSON text or null), at}, $workspaceId,
 //   $writtenAt (epoch milliseconds with a fraction, the order the dispatcher numbers deliveries in).
 // Columns: deliveries (how many outbox records were written).
 CREATE (e:AuditEvent)

@@ -27,6 +27,6 @@ WHERE d.workspaceId = $workspaceId AND d.seq IS NOT NULL
 WITH s, d ORDER BY d.seq LIMIT toInteger($limit)
 MATCH (e:AuditEvent {id: d.eventId, workspaceId: $workspaceId})
 RETURN d {.id, .seq, .attempts, .firstFailedAt} AS delivery,
-       e {.id, .workspaceId, .action, .actorKind, .actorId, .sponsorUserId, .requestId, .targetIds, .before, .after, .at} AS event,
+       e {.id, .workspaceId, .action, .actorKind, .actorId, .sponsorUserId, .clientId, .clientName, .requestId, .targetIds, .before, .after, .at} AS event,
        s.url AS url, s.secret AS secret
 ORDER BY delivery.seq

@@ -63,6 +63,10 @@ export type AuditEvent = {
         kind: 'user' | 'agent' | 'operator' | 'analyst';
         id: string | null;
         sponsorUserId: string | null;
+        /**
+         * The hosted client (OAuth client id) the agent acted through, when it came with an OAuth access token
+         */
+        clientId?: string;
     };
     /**
      * The ids the change touched, the main one first
@@ -106,6 +110,43 @@ export type BundleNode = {
      * full mode
      */
     description?: string;
+};
+
+/**
+ * A hosted client’s authorization request, waiting for a person’s consent
+ */
+export type ConsentRequest = {
+    uid: string;
+    client: {
+        id: string;
+        /**
+         * The name the client registered with, or its id when it gave none
+         */
+        name: string;
+        uri: string | null;
+        /**
+         * Where the browser returns with the code: what a person checks before approving
+         */
+        redirectUri: string;
+    };
+    workspace: {
+        id: string;
+        name: string;
+    };
+    scopes: Array<string>;
+    /**
+     * The active agents the person may let the client act as: those they sponsor, or any when they are an owner
+     */
+    agents: Array<{
+        id: string;
+        name: string;
+        role: Role;
+        sponsorUserId: string;
+    }>;
+    /**
+     * Whether the person may register a new agent here to act as
+     */
+    canCreateAgent: boolean;
 };
 
 export type ContextNode = {
@@ -322,6 +363,20 @@ export type NodeStatus = 'live' | 'archived';
  * brand, process, reference, domain-knowledge, example or index
  */
 export type NodeType = 'brand' | 'process' | 'reference' | 'domain-knowledge' | 'example' | 'index';
+
+/**
+ * A hosted client allowed to act as the agent through the MCP endpoint
+ */
+export type OAuthGrant = {
+    id: string;
+    clientId: string;
+    clientName: string;
+    /**
+     * The person who approved it on the consent page
+     */
+    approvedByUserId: string;
+    createdAt: Timestamp;
+};
 
 export type Pagination = {
     page: number;
@@ -6609,31 +6664,154 @@ export type McpProtectedResourceResponses = {
          */
         bearer_methods_supported: Array<'header'>;
         /**
-         * Absent: there is no authorization server, and only an API key authenticates
+         * The issuer of the OAuth 2.1 authorization server for hosted clients (docs/mcp.md)
          */
-        authorization_servers?: Array<string>;
+        authorization_servers: Array<string>;
+        scopes_supported: Array<string>;
     };
 };
 
 export type McpProtectedResourceResponse = McpProtectedResourceResponses[keyof McpProtectedResourceResponses];
 
-export type OauthAuthorizationServerData = {
+export type GetConsentRequestData = {
     body?: never;
-    path?: never;
+    path: {
+        /**
+         * The authorization request’s id, from the consent page’s URL
+         */
+        uid: string;
+    };
     query?: never;
-    url: '/.well-known/oauth-authorization-server';
+    url: '/api/v1/oauth/interactions/{uid}';
 };
 
-export type OauthAuthorizationServerErrors = {
+export type GetConsentRequestErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
     /**
      * Not found, or not visible to the caller
      */
     404: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
 };
 
-export type OauthAuthorizationServerError = OauthAuthorizationServerErrors[keyof OauthAuthorizationServerErrors];
+export type GetConsentRequestError = GetConsentRequestErrors[keyof GetConsentRequestErrors];
 
-export type OauthRegisterClientData = {
+export type GetConsentRequestResponses = {
+    /**
+     * The request
+     */
+    200: ConsentRequest;
+};
+
+export type GetConsentRequestResponse = GetConsentRequestResponses[keyof GetConsentRequestResponses];
+
+export type ApproveConsentRequestData = {
+    /**
+     * Exactly one of agentId and agent
+     */
+    body?: {
+        /**
+         * The agent the client acts as
+         */
+        agentId?: string;
+        /**
+         * A new agent to register (sponsored by the person) and act as
+         */
+        agent?: {
+            name: string;
+            role?: Role;
+        };
+    };
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The authorization request’s id, from the consent page’s URL
+         */
+        uid: string;
+    };
+    query?: never;
+    url: '/api/v1/oauth/interactions/{uid}/approve';
+};
+
+export type ApproveConsentRequestErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ApproveConsentRequestError = ApproveConsentRequestErrors[keyof ApproveConsentRequestErrors];
+
+export type ApproveConsentRequestResponses = {
+    /**
+     * Where the browser goes next
+     */
+    200: {
+        /**
+         * Where the browser goes next: the authorization server, which sends it back to the client
+         */
+        redirectTo: string;
+        /**
+         * The agent the client acts as (on approval)
+         */
+        agentId?: string;
+    };
+};
+
+export type ApproveConsentRequestResponse = ApproveConsentRequestResponses[keyof ApproveConsentRequestResponses];
+
+export type DenyConsentRequestData = {
     body?: never;
     headers?: {
         /**
@@ -6641,20 +6819,33 @@ export type OauthRegisterClientData = {
          */
         'Idempotency-Key'?: string;
     };
-    path?: never;
+    path: {
+        /**
+         * The authorization request’s id, from the consent page’s URL
+         */
+        uid: string;
+    };
     query?: never;
-    url: '/register';
+    url: '/api/v1/oauth/interactions/{uid}/deny';
 };
 
-export type OauthRegisterClientErrors = {
+export type DenyConsentRequestErrors = {
     /**
      * Invalid input (problem+json, with `errors` per field)
      */
     400: Problem;
     /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
      * Role too low, or a key of the wrong kind
      */
     403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
     /**
      * Version is not a draft
      */
@@ -6663,9 +6854,145 @@ export type OauthRegisterClientErrors = {
      * Idempotency-Key reused with another request
      */
     422: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
 };
 
-export type OauthRegisterClientError = OauthRegisterClientErrors[keyof OauthRegisterClientErrors];
+export type DenyConsentRequestError = DenyConsentRequestErrors[keyof DenyConsentRequestErrors];
+
+export type DenyConsentRequestResponses = {
+    /**
+     * Where the browser goes next
+     */
+    200: {
+        /**
+         * Where the browser goes next: the authorization server, which sends it back to the client
+         */
+        redirectTo: string;
+        /**
+         * The agent the client acts as (on approval)
+         */
+        agentId?: string;
+    };
+};
+
+export type DenyConsentRequestResponse = DenyConsentRequestResponses[keyof DenyConsentRequestResponses];
+
+export type ListAgentGrantsData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+        /**
+         * Agent id
+         */
+        agentId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/agents/{agentId}/grants';
+};
+
+export type ListAgentGrantsErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ListAgentGrantsError = ListAgentGrantsErrors[keyof ListAgentGrantsErrors];
+
+export type ListAgentGrantsResponses = {
+    /**
+     * The grants that hold
+     */
+    200: {
+        items: Array<OAuthGrant>;
+    };
+};
+
+export type ListAgentGrantsResponse = ListAgentGrantsResponses[keyof ListAgentGrantsResponses];
+
+export type RevokeAgentGrantData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+        /**
+         * Agent id
+         */
+        agentId: string;
+        /**
+         * Grant id
+         */
+        grantId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/agents/{agentId}/grants/{grantId}';
+};
+
+export type RevokeAgentGrantErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type RevokeAgentGrantError = RevokeAgentGrantErrors[keyof RevokeAgentGrantErrors];
+
+export type RevokeAgentGrantResponses = {
+    /**
+     * Revoked
+     */
+    204: void;
+};
+
+export type RevokeAgentGrantResponse = RevokeAgentGrantResponses[keyof RevokeAgentGrantResponses];
 
 export type DownloadClientData = {
     body?: never;

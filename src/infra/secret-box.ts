@@ -3,8 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 
 /**
- * Webhook signing secrets are kept in Neo4j sealed (AES-256-GCM), because the graph is readable by more than the
- * API: the analysts' ad-hoc Cypher reads every node. The key is WEBHOOK_SECRETS_KEY (any high-entropy text,
+ * Secrets kept in Neo4j (webhook signing secrets, the authorization server's keys) are sealed (AES-256-GCM),
+ * because the graph is readable by more than the API: the analysts' ad-hoc Cypher reads every node. The key is WEBHOOK_SECRETS_KEY (any high-entropy text,
  * the same for every API process), or else a random key kept in DATA_DIR/webhook-secrets.key (0600), made on
  * first use: enough for one machine's processes, which share that directory.
  */
@@ -38,7 +38,7 @@ export class SecretBox {
   /** The secret; throws when it was sealed under another key (the delivery then fails and is retried). */
   open(stored: string): string {
     const [version, iv, tag, sealed] = stored.split('.');
-    if (version !== 'v1' || !sealed) throw new Error('The webhook secret is not sealed in a known format');
+    if (version !== 'v1' || !sealed) throw new Error('The secret is not sealed in a known format');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64url')), decipher.final()]).toString('utf8');

@@ -1,0 +1,3 @@
+// Whether a workspace exists: a token can only be bound to the MCP endpoint of one that does.
+// Params: $workspaceId. Columns: exists.
+RETURN EXISTS { MATCH (:Workspace {id: $workspaceId}) } AS exists

@@ -1,0 +1,170 @@
+import type { Redis } from 'ioredis';
+import type { Context } from 'koa';
+import Provider, { type Configuration, type ErrorOut, type KoaContextWithOIDC, errors, interactionPolicy } from 'oidc-provider';
+import { mcpEndpointWorkspace, mcpScope } from '../auth/mcp-resource.js';
+import { redisAdapter } from './redis-adapter.js';
+
+/** Access tokens are short-lived: a refresh (which rotates) is where a revoked grant stops for good. */
+const accessTokenSeconds = 15 * 60;
+
+export interface ProviderOptions {
+  issuer: string;
+  redis: Redis;
+  /** Signing keys and cookie keys, the same on every API process (src/oauth/repository.ts keeps them). */
+  jwks: { keys: object[] };
+  cookieKeys: string[];
+  /** Whether the workspace named by a resource indicator exists: a token is bound to one that does. */
+  workspaceExists: (workspaceId: string) => Promise<boolean>;
+  /** A grant that ended (revoked by a person, or by the provider for a code or refresh token used twice). */
+  grantEnded: (grantId: string) => Promise<void>;
+  /** A fault inside the provider (it answers the client `server_error`). */
+  onServerError: (err: Error) => void;
+}
+
+const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * Redirect URIs as OAuth 2.1 and RFC 8252 allow them: HTTPS, a loopback address over http (a native app's local
+ * listener), or a private-use scheme (`com.example.app:/callback`, native clients only, which the provider checks).
+ * Anything else over plain http could hand the code to whoever sits on the network.
+ */
+function checkRedirectUris(uris: unknown): void {
+  for (const uri of Array.isArray(uris) ? uris : []) {
+    const url = URL.parse(String(uri));
+    if (url?.protocol === 'http:' && !loopbackHosts.has(url.hostname)) {
+      throw Object.assign(new errors.InvalidRedirectUri(), {
+        error_description: 'redirect_uris must use https, a loopback address over http, or a private-use scheme',
+      });
+    }
+  }
+}
+
+/**
+ * A loopback redirect URI matches whatever port the client listens on this time (RFC 8252 §7.3): a native app
+ * takes a free port when it starts. The provider does this for clients registered as `native` only; MCP clients
+ * with a loopback listener rarely say so when they register.
+ */
+function allowAnyLoopbackPort(provider: Provider): void {
+  const exactly = provider.Client.prototype.redirectUriAllowed;
+  const withoutPort = (uri: string) => {
+    const url = URL.parse(uri);
+    if (url?.protocol !== 'http:' || !['127.0.0.1', '[::1]'].includes(url.hostname)) return undefined;
+    url.port = '';
+    return url.href;
+  };
+  provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: InstanceType<Provider['Client']>, uri: string): boolean {
+    const loopback = withoutPort(uri);
+    return exactly.call(this, uri) || (loopback !== undefined && this.redirectUris!.some((registered) => withoutPort(registered) === loopback));
+  };
+}
+
+/**
+ * Consent is asked for every authorization, even when the browser's session already knows an agent: the person
+ * picks who the client acts as each time, and a client never gets a code because another one was approved before.
+ */
+function consentEveryTime() {
+  const policy = interactionPolicy.base();
+  policy.get('consent')!.checks.push(
+    new interactionPolicy.Check('consent_every_time', 'every authorization asks the person', (ctx) =>
+      ctx.oidc.result?.consent ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT),
+  );
+  return policy;
+}
+
+/** The error page of a failed authorization request that cannot go back to the client (an unregistered redirect URI). */
+async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void> {
+  const escape = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  ctx.type = 'html';
+  ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title></head>
+<body><h1>Authorization failed</h1><p>${escape(out.error)}: ${escape(out.error_description)}</p></body></html>`;
+}
+
+/**
+ * The authorization server of the workspaces' MCP endpoints, on oidc-provider: dynamic client registration,
+ * the authorization code grant with PKCE (S256, always), refresh tokens that rotate, and access tokens bound to
+ * one workspace's MCP endpoint by the `resource` parameter. The account a token acts for is the agent the
+ * person chose on the console's consent page (src/oauth/service.ts).
+ */
+export function createProvider(options: ProviderOptions): Provider {
+  const publicOrigin = new URL(options.issuer).origin;
+  const configuration: Configuration = {
+    adapter: redisAdapter(options.redis, options.grantEnded),
+    jwks: options.jwks as Configuration['jwks'],
+    cookies: { keys: options.cookieKeys },
+    clients: [],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    },
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx, key, value) => {
+        if (key === 'redirect_uris') checkRedirectUris(value);
+      },
+    },
+    routes: {
+      authorization: '/authorize',
+      token: '/token',
+      registration: '/register',
+      revocation: '/revoke',
+      jwks: '/jwks',
+      end_session: '/session/end',
+    },
+    // `mcp` is also a scope a client may register with and ask for without naming a resource (the MCP SDK takes it
+    // from the resource metadata's scopes_supported).
+    scopes: [mcpScope, 'offline_access'],
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        // An authorization names its resource: a token is bound to one workspace's endpoint or is not made. At the
+        // token endpoint the resource may be left out; the granted one is used.
+        defaultResource: async (ctx, _client, oneOf) => {
+          if (!oneOf && ctx.oidc.route === 'authorization') {
+            throw new errors.InvalidTarget('resource is required: the MCP endpoint URL of one workspace');
+          }
+          return oneOf;
+        },
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, resource) => {
+          // The endpoint as PUBLIC_URL names it: a token bound to the same path under another origin is not for here.
+          const workspaceId = URL.parse(resource)?.origin === publicOrigin ? mcpEndpointWorkspace(resource) : undefined;
+          if (!workspaceId || !(await options.workspaceExists(workspaceId))) {
+            throw new errors.InvalidTarget('resource must be the MCP endpoint of an existing workspace');
+          }
+          return { scope: mcpScope, audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: accessTokenSeconds };
+        },
+      },
+    },
+    interactions: {
+      policy: consentEveryTime(),
+      url: (_ctx, interaction) => `/console/authorize/${interaction.uid}`,
+    },
+    // The account is the agent the person chose; the provider needs no more of it (no ID token claims).
+    findAccount: async (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+    // Every client that may refresh gets a refresh token, whether or not it asked for offline_access: hosted
+    // clients rarely do, and without one the person would be asked again every few minutes.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Tokens outlive the browser session the consent happened in: they end when the grant ends.
+    expiresWithSession: async () => false,
+    ttl: {
+      AccessToken: accessTokenSeconds,
+      AuthorizationCode: 60,
+      Interaction: 30 * 60,
+      Grant: 30 * 24 * 60 * 60,
+      RefreshToken: 30 * 24 * 60 * 60,
+      Session: 24 * 60 * 60,
+    },
+    renderError,
+  };
+  const provider = new Provider(options.issuer, configuration);
+  allowAnyLoopbackPort(provider);
+  provider.on('server_error', (_ctx: Context, err: Error) => options.onServerError(err));
+  return provider;
+}

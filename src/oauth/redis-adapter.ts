@@ -1,0 +1,126 @@
+import type { Redis } from 'ioredis';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { mcpEndpointWorkspace } from '../auth/mcp-resource.js';
+import type { FindBearerToken } from '../gate/admission.js';
+import { guardRedis } from '../infra/redis.js';
+
+/**
+ * Where the authorization server keeps its short-lived state (registered clients, interactions, codes, grants and
+ * tokens): Redis, which every API process shares and which expires each record with its own lifetime. Grants'
+ * meaning (which agent, approved by whom, revoked or not) lives in Neo4j with the agents (src/oauth/repository.ts);
+ * this is the protocol's bookkeeping.
+ *
+ * Each record is one key, and the commands touch one key each (no MULTI across keys), so nothing here depends
+ * on two keys sharing a Redis node.
+ */
+
+/** Models whose records belong to a grant: revoking the grant removes them all. */
+const grantable = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+/** Models the provider marks used (a code, a refresh token): a second use is how reuse is detected. */
+const consumable = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+
+const prefix = 'oauth:';
+export const recordKey = (model: string, id: string) => `${prefix}${model}:${id}`;
+const grantKey = (grantId: string) => `${prefix}grant-records:${grantId}`;
+const uidKey = (uid: string) => `${prefix}uid:${uid}`;
+const userCodeKey = (code: string) => `${prefix}user-code:${code}`;
+
+/**
+ * Each method turns an unreachable Redis into the service's 503, which the consent page's steps answer with.
+ * `grantEnded` runs when a grant's record is removed (the provider revoking a grant whose code or refresh token was
+ * used twice, or a person revoking it), before the provider answers: its tokens are refused from then on.
+ */
+export function redisAdapter(redis: Redis, grantEnded: (grantId: string) => Promise<void>): new (model: string) => Adapter {
+  return class RedisAdapter implements Adapter {
+    constructor(private readonly model: string) {}
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      return guardRedis(async () => {
+        const put = (key: string, value: string) => (expiresIn ? redis.set(key, value, 'EX', expiresIn) : redis.set(key, value));
+        const key = recordKey(this.model, id);
+        await put(key, JSON.stringify(payload));
+        if (grantable.has(this.model) && payload.grantId) {
+          const records = grantKey(payload.grantId);
+          await redis.rpush(records, key);
+          // The list lives as long as its longest-lived record.
+          if (expiresIn && expiresIn > (await redis.ttl(records))) await redis.expire(records, expiresIn);
+        }
+        if (payload.uid) await put(uidKey(payload.uid), id);
+        if (payload.userCode) await put(userCodeKey(payload.userCode), id);
+      });
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      return guardRedis(async () => {
+        const text = await redis.get(recordKey(this.model, id));
+        if (!text) return undefined;
+        const payload = JSON.parse(text) as AdapterPayload;
+        if (consumable.has(this.model)) {
+          const consumed = await redis.get(`${recordKey(this.model, id)}:consumed`);
+          if (consumed) payload.consumed = Number(consumed);
+        }
+        return payload;
+      });
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      return guardRedis(async () => {
+        const id = await redis.get(uidKey(uid));
+        return id ? this.find(id) : undefined;
+      });
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      return guardRedis(async () => {
+        const id = await redis.get(userCodeKey(userCode));
+        return id ? this.find(id) : undefined;
+      });
+    }
+
+    async consume(id: string): Promise<void> {
+      return guardRedis(async () => {
+        const key = recordKey(this.model, id);
+        const ttl = await redis.ttl(key);
+        await redis.set(`${key}:consumed`, String(Math.floor(Date.now() / 1000)), 'EX', ttl > 0 ? ttl : 3600);
+      });
+    }
+
+    async destroy(id: string): Promise<void> {
+      await guardRedis(() => redis.del(recordKey(this.model, id)));
+      if (this.model === 'Grant') await grantEnded(id);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      return guardRedis(async () => {
+        const records = grantKey(grantId);
+        const keys = await redis.lrange(records, 0, -1);
+        for (const key of keys) await redis.del(key);
+        await redis.del(records);
+      });
+    }
+  };
+}
+
+/** An access token's record, as the provider wrote it. */
+interface AccessTokenRecord {
+  accountId: string;
+  clientId: string;
+  grantId: string;
+  /** The resource (one workspace's MCP endpoint) the token is bound to. */
+  aud?: string | string[];
+  /** Epoch seconds. */
+  exp: number;
+}
+
+/** The request gate's look-up of an OAuth access token: Redis alone (the gate reads the grant from Neo4j itself). */
+export function bearerTokenFinder(redis: Redis, clock: () => Date): FindBearerToken {
+  return async (token) => {
+    // An opaque token is its own record's id; anything else cannot name a record.
+    if (!/^[\w-]{20,100}$/.test(token)) return undefined;
+    const text = await redis.get(recordKey('AccessToken', token));
+    const record = text ? (JSON.parse(text) as AccessTokenRecord) : undefined;
+    const workspaceId = mcpEndpointWorkspace([record?.aud].flat()[0]);
+    if (!record || !workspaceId || record.exp * 1000 <= clock().getTime()) return undefined;
+    return { grantId: record.grantId, workspaceId, expiresAt: new Date(record.exp * 1000).toISOString() };
+  };
+}

@@ -1,0 +1,180 @@
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import type Provider from 'oidc-provider';
+import type { Interaction } from 'oidc-provider';
+import type { AgentService } from '../agents/service.js';
+import { stampOf } from '../audit/recorder.js';
+import { type Caller, type Principal, roleAtLeast } from '../auth/caller.js';
+import { mcpEndpointWorkspace, mcpScope, oauthMountPath } from '../auth/mcp-resource.js';
+import { AppError, invalidField, notFound } from '../errors.js';
+import { SecretBox } from '../infra/secret-box.js';
+import type { ServiceDeps } from '../service-deps.js';
+import { OAuthRepository } from './repository.js';
+import type { Grant } from './schemas.js';
+
+type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+
+/** A signing key and two cookie keys, made once for the whole deployment (the first process to start keeps them). */
+function newKeys(): { jwks: string; cookieKeys: string } {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk = { ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), alg: 'RS256', use: 'sig' };
+  return { jwks: JSON.stringify({ keys: [jwk] }), cookieKeys: JSON.stringify([randomBytes(32).toString('base64url'), randomBytes(32).toString('base64url')]) };
+}
+
+/**
+ * Hosted AI clients on the MCP endpoints, with a person's consent: the authorization server (src/oauth/provider.ts),
+ * the consent page's three steps (what is asked, approve as an agent, deny), and the grants a person can see and
+ * end on an agent's page. A grant makes its tokens act as one agent of one workspace; the request gate reads it
+ * (auth/find-grant.cypher), and ending it, or anything that ends the agent's access, is signalled to every process.
+ */
+export class OAuthService {
+  private readonly repo: OAuthRepository;
+  private providerMade?: Promise<Provider>;
+  readonly issuer: string;
+
+  constructor(private readonly deps: ServiceDeps & { agents: AgentService }) {
+    this.repo = new OAuthRepository(deps.graph);
+    this.issuer = `${deps.config.publicUrl}${oauthMountPath}`;
+  }
+
+  /** Whether the authorization server's store (Redis) is connected. */
+  get storeReachable(): boolean {
+    return this.deps.redis.status === 'ready';
+  }
+
+  /** The provider, made on first use: its keys come from Neo4j, which may not be reachable when the process starts. */
+  provider(): Promise<Provider> {
+    this.providerMade ??= this.makeProvider().catch((err) => {
+      this.providerMade = undefined;
+      throw err;
+    });
+    return this.providerMade;
+  }
+
+  private async makeProvider(): Promise<Provider> {
+    // Sealed like webhook secrets: the analysts' Cypher reads the graph.
+    const box = SecretBox.fromConfig(this.deps.config);
+    const made = newKeys();
+    const keys = await this.repo.keys({ jwks: box.seal(made.jwks), cookieKeys: box.seal(made.cookieKeys) });
+    // Loaded on first use: a process that never serves the flow (the CLI, a test of something else) never loads it.
+    const { createProvider } = await import('./provider.js');
+    return createProvider({
+      issuer: this.issuer,
+      redis: this.deps.redis,
+      jwks: JSON.parse(box.open(keys.jwks)),
+      cookieKeys: JSON.parse(box.open(keys.cookieKeys)),
+      workspaceExists: (workspaceId) => this.repo.workspaceExists(workspaceId),
+      grantEnded: (grantId) => this.grantEnded(grantId),
+      onServerError: (err) => this.deps.logger.error({ err }, 'authorization server error'),
+    });
+  }
+
+  /** What the consent page shows the signed-in person. */
+  async request(principal: Principal, uid: string) {
+    const user = userOnly(principal);
+    const { interaction, workspaceId } = await this.interaction(uid);
+    const context = await this.repo.consentContext(workspaceId, user.id);
+    if (!context) throw notFound('Workspace');
+    const provider = await this.provider();
+    const clientId = String(interaction.params.client_id);
+    const client = await provider.Client.find(clientId);
+    if (!client) throw notFound('Authorization request');
+    return {
+      uid,
+      client: { id: clientId, name: client.clientName ?? clientId, uri: client.clientUri ?? null, redirectUri: String(interaction.params.redirect_uri) },
+      workspace: context.workspace,
+      scopes: String(interaction.params.scope ?? mcpScope).split(' ').filter(Boolean),
+      agents: context.agents,
+      canCreateAgent: true,
+    };
+  }
+
+  /** The person approves: the client acts as this agent (or one registered now) and the browser goes on. */
+  async approve(principal: Principal, uid: string, requestId: string, choice: { agentId?: string; agent?: { name: string; role?: Caller['role'] } }) {
+    const user = userOnly(principal);
+    if (!choice.agentId === !choice.agent) throw invalidField('/agentId', 'or agent: give exactly one of them');
+    const { interaction, workspaceId, resource } = await this.interaction(uid);
+    const context = await this.repo.consentContext(workspaceId, user.id);
+    if (!context) throw notFound('Workspace');
+    const caller: Caller = { principal: user, workspaceId, role: context.role, actingUserId: user.id, requestId };
+    const agentId = choice.agentId ?? (await this.deps.agents.register(caller, { name: choice.agent!.name, role: choice.agent!.role })).id;
+
+    const provider = await this.provider();
+    const clientId = String(interaction.params.client_id);
+    const client = await provider.Client.find(clientId);
+    if (!client) throw notFound('Authorization request');
+    const grant = new provider.Grant({ accountId: agentId, clientId });
+    grant.addResourceScope(resource, mcpScope);
+    const requested = String(interaction.params.scope ?? '').split(' ');
+    grant.addOIDCScope(requested.filter((scope) => scope === mcpScope || scope === 'offline_access'));
+    // The provider names the grant when it keeps it; one the graph does not take is removed again.
+    const grantId = await grant.save();
+    const now = this.deps.clock().toISOString();
+    const created = await this.repo
+      .createGrant(workspaceId, agentId, user.id, { id: grantId, clientId, clientName: client.clientName ?? clientId, createdAt: now }, stampOf(caller, now))
+      .catch(async (err) => {
+        await grant.destroy();
+        throw err;
+      });
+    if (!created?.allowed) await grant.destroy();
+    if (!created) throw notFound('Agent');
+    if (!created.allowed) throw new AppError('insufficient_role', 'Only the agent’s sponsor or a workspace owner can let a client act as it');
+    return { redirectTo: await this.finish(interaction, { login: { accountId: agentId }, consent: { grantId } }), agentId };
+  }
+
+  /** The person refuses: the client gets access_denied. */
+  async deny(principal: Principal, uid: string) {
+    const user = userOnly(principal);
+    const { interaction, workspaceId } = await this.interaction(uid);
+    if (!(await this.repo.consentContext(workspaceId, user.id))) throw notFound('Workspace');
+    return { redirectTo: await this.finish(interaction, { error: 'access_denied', error_description: 'The person declined to connect the client' }) };
+  }
+
+  async grants(caller: Caller, agentId: string): Promise<Grant[]> {
+    const grants = await this.repo.grants(caller.workspaceId, agentId);
+    if (!grants) throw notFound('Agent');
+    return grants;
+  }
+
+  /** Ends a grant: its tokens are refused from the next request on, on every API process. */
+  async revokeGrant(caller: Caller, agentId: string, grantId: string): Promise<void> {
+    const now = this.deps.clock().toISOString();
+    const outcome = await this.repo.revokeGrant(caller.workspaceId, agentId, grantId, { userId: caller.actingUserId, isOwner: roleAtLeast(caller.role, 'owner') }, now, stampOf(caller, now));
+    if (!outcome) throw notFound('Agent');
+    if (!outcome.allowed) throw new AppError('insufficient_role', 'Only the agent’s sponsor or a workspace owner can do this');
+    if (!outcome.grant) throw notFound('Grant');
+    // Its tokens and codes leave the authorization server's store; removing its record signals the change.
+    const provider = await this.provider();
+    await provider.AccessToken.adapter.revokeByGrantId(grantId);
+    await provider.Grant.adapter.destroy(grantId);
+  }
+
+  /**
+   * A grant ended, by a person or by the authorization server (a code or refresh token used twice): marked in the
+   * graph, and every process's cached access to the workspace replaced, so its tokens are refused from the next
+   * request on.
+   */
+  private async grantEnded(grantId: string): Promise<void> {
+    const workspaceId = await this.repo.grantEnded(grantId, this.deps.clock().toISOString());
+    if (workspaceId) await this.deps.gate.accessChanged([workspaceId]);
+  }
+
+  private async interaction(uid: string): Promise<{ interaction: Interaction; workspaceId: string; resource: string }> {
+    const provider = await this.provider();
+    const interaction = await provider.Interaction.find(uid);
+    const resource = interaction && [interaction.params.resource].flat()[0];
+    const workspaceId = mcpEndpointWorkspace(resource);
+    if (!interaction || !workspaceId || interaction.result) throw notFound('Authorization request');
+    return { interaction, workspaceId, resource: String(resource) };
+  }
+
+  private async finish(interaction: Interaction, result: Interaction['result']): Promise<string> {
+    interaction.result = result;
+    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    return interaction.returnTo;
+  }
+}
+
+function userOnly(principal: Principal): UserPrincipal {
+  if (principal.kind !== 'user') throw new AppError('user_key_required', 'Consent is given by a person, with a user key');
+  return principal;
+}
