@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { type TestWorkspace, addMember, createUser, createWorkspace, problem, request, unique } from './support/api.js';
 import { createAgent } from './support/agents.js';
 import { startApiProcess } from './support/api-process.js';
+import { startExtraService } from './support/harness.js';
 import { createNode } from './support/nodes.js';
 import {
   type McpReply, answerConsent, authorizationUrl, authorize, authorizedClient, beginAuthorization, completeAuthorization,
@@ -106,6 +107,46 @@ describe('MCP authorization (OAuth 2.1)', function () {
         const res = await registration({ client_name: 'Plain http', redirect_uris: redirectUris, token_endpoint_auth_method: 'none' });
         expect(res.status, `${redirectUris}: ${res.text}`).to.equal(400);
         expect(res.body.error, res.text).to.equal('invalid_redirect_uri');
+      }
+    });
+
+    it('answers malformed requests to its endpoints with a 4xx, never a 5xx', async () => {
+      const json = { 'content-type': 'application/json' };
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const probes: [string, RequestInit][] = [
+        ['/oauth/token', { method: 'POST', headers: json, body: '{bad' }],
+        ['/oauth/token', { method: 'POST', headers: form, body: 'grant_type=authorization_code&code=x&client_id=nobody' }],
+        ['/oauth/token', { method: 'POST' }],
+        ['/oauth/register', { method: 'POST', headers: json, body: '{bad' }],
+        ['/oauth/register', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }],
+        ['/oauth/register', { method: 'POST', headers: json, body: '{"redirect_uris":"x"}' }],
+        ['/oauth/register', { method: 'POST', headers: json, body: '[1,2]' }],
+        ['/oauth/register', { method: 'POST', headers: json, body: JSON.stringify({ redirect_uris: ['https://x.example/cb'], client_name: 'x'.repeat(70_000) }) }],
+        ['/oauth/authorize', {}],
+        ['/oauth/authorize?client_id=nobody&response_type=code', {}],
+        ['/oauth/authorize/no-such-interaction', {}],
+        ['/oauth/revoke', { method: 'POST', headers: form, body: 'token=x' }],
+        ['/oauth/no-such-endpoint', {}],
+      ];
+      for (const [path, init] of probes) {
+        const res = await fetch(`${origin()}${path}`, { ...init, redirect: 'manual' });
+        expect(res.status, `${init.method ?? 'GET'} ${path}: ${await res.text()}`).to.be.within(400, 499);
+      }
+    });
+
+    it('a process that cannot open the kept server keys (another WEBHOOK_SECRETS_KEY) replaces them and serves the flow', async () => {
+      const other = await startExtraService({ WEBHOOK_SECRETS_KEY: 'another-secrets-key-0123456789abcdef' });
+      try {
+        const jwks = await fetch(`${other.url}/oauth/jwks`);
+        expect(jwks.status).to.equal(200);
+        expect((await jwks.json()).keys).to.have.length(1);
+        const registered = await fetch(`${other.url}/oauth/register`, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ client_name: 'Other key', redirect_uris: ['http://127.0.0.1:8765/callback'], token_endpoint_auth_method: 'none' }),
+        });
+        expect(registered.status).to.equal(201);
+      } finally {
+        await other.stop();
       }
     });
   });

@@ -110,7 +110,6 @@ export function createProvider(options: ProviderOptions): Provider {
       registration: '/register',
       revocation: '/revoke',
       jwks: '/jwks',
-      end_session: '/session/end',
     },
     // `mcp` is also a scope a client may register with and ask for without naming a resource (the MCP SDK takes it
     // from the resource metadata's scopes_supported).
@@ -120,6 +119,8 @@ export function createProvider(options: ProviderOptions): Provider {
       devInteractions: { enabled: false },
       registration: { enabled: true },
       revocation: { enabled: true },
+      // No OpenID Connect sessions to end: a token ends with its grant.
+      rpInitiatedLogout: { enabled: false },
       userinfo: { enabled: false },
       resourceIndicators: {
         enabled: true,

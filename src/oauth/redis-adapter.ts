@@ -11,7 +11,8 @@ import { guardRedis } from '../infra/redis.js';
  * this is the protocol's bookkeeping.
  *
  * Each record is one key, and the commands touch one key each (no MULTI across keys), so nothing here depends
- * on two keys sharing a Redis node.
+ * on two keys sharing a Redis node. A token's id names its record, never its grant's, so a grant's records are
+ * listed under the grant and removed one by one.
  */
 
 /** Models whose records belong to a grant: revoking the grant removes them all. */
@@ -19,11 +20,13 @@ const grantable = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', '
 /** Models the provider marks used (a code, a refresh token): a second use is how reuse is detected. */
 const consumable = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
-const prefix = 'oauth:';
-export const recordKey = (model: string, id: string) => `${prefix}${model}:${id}`;
-const grantKey = (grantId: string) => `${prefix}grant-records:${grantId}`;
-const uidKey = (uid: string) => `${prefix}uid:${uid}`;
-const userCodeKey = (code: string) => `${prefix}user-code:${code}`;
+// Each key carries a hash tag, as every key of the service does (src/gate/redis-keys.ts): the record's id, so that a
+// record and its consumed mark share a slot.
+const recordKey = (model: string, id: string) => `{${id}}:oauth:${model}`;
+const consumedKey = (model: string, id: string) => `{${id}}:oauth:${model}:consumed`;
+const grantKey = (grantId: string) => `{${grantId}}:oauth:grant-records`;
+const uidKey = (uid: string) => `{${uid}}:oauth:uid`;
+const userCodeKey = (code: string) => `{${code}}:oauth:user-code`;
 
 /**
  * Each method turns an unreachable Redis into the service's 503, which the consent page's steps answer with.
@@ -56,7 +59,7 @@ export function redisAdapter(redis: Redis, grantEnded: (grantId: string) => Prom
         if (!text) return undefined;
         const payload = JSON.parse(text) as AdapterPayload;
         if (consumable.has(this.model)) {
-          const consumed = await redis.get(`${recordKey(this.model, id)}:consumed`);
+          const consumed = await redis.get(consumedKey(this.model, id));
           if (consumed) payload.consumed = Number(consumed);
         }
         return payload;
@@ -79,9 +82,8 @@ export function redisAdapter(redis: Redis, grantEnded: (grantId: string) => Prom
 
     async consume(id: string): Promise<void> {
       return guardRedis(async () => {
-        const key = recordKey(this.model, id);
-        const ttl = await redis.ttl(key);
-        await redis.set(`${key}:consumed`, String(Math.floor(Date.now() / 1000)), 'EX', ttl > 0 ? ttl : 3600);
+        const ttl = await redis.ttl(recordKey(this.model, id));
+        await redis.set(consumedKey(this.model, id), String(Math.floor(Date.now() / 1000)), 'EX', ttl > 0 ? ttl : 3600);
       });
     }
 

@@ -13,9 +13,9 @@ export interface ProviderKeys {
 export class OAuthRepository {
   constructor(private readonly graph: GraphExecutor) {}
 
-  /** The keys already kept, or these, kept now. */
-  async keys(candidate: ProviderKeys): Promise<ProviderKeys> {
-    const [row] = await this.graph.write<ProviderKeys>('oauth/settings', { ...candidate });
+  /** The keys already kept, or these, kept now (in place of the kept ones when `replace`). */
+  async keys(candidate: ProviderKeys, replace = false): Promise<ProviderKeys> {
+    const [row] = await this.graph.write<ProviderKeys>('oauth/settings', { ...candidate, replace });
     return row;
   }
 

@@ -8,7 +8,7 @@ import { mcpEndpointWorkspace, mcpScope, oauthMountPath } from '../auth/mcp-reso
 import { AppError, invalidField, notFound } from '../errors.js';
 import { SecretBox } from '../infra/secret-box.js';
 import type { ServiceDeps } from '../service-deps.js';
-import { OAuthRepository } from './repository.js';
+import { OAuthRepository, type ProviderKeys } from './repository.js';
 import type { Grant } from './schemas.js';
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
@@ -54,14 +54,20 @@ export class OAuthService {
     // Sealed like webhook secrets: the analysts' Cypher reads the graph.
     const box = SecretBox.fromConfig(this.deps.config);
     const made = newKeys();
-    const keys = await this.repo.keys({ jwks: box.seal(made.jwks), cookieKeys: box.seal(made.cookieKeys) });
+    const sealed = { jwks: box.seal(made.jwks), cookieKeys: box.seal(made.cookieKeys) };
+    let keys = opened(box, await this.repo.keys(sealed));
+    if (!keys) {
+      // Sealed under another WEBHOOK_SECRETS_KEY: new keys cost only the consents under way (their cookies).
+      this.deps.logger.warn('the authorization server keys in Neo4j were sealed under another key: replacing them');
+      keys = opened(box, await this.repo.keys(sealed, true))!;
+    }
     // Loaded on first use: a process that never serves the flow (the CLI, a test of something else) never loads it.
     const { createProvider } = await import('./provider.js');
     return createProvider({
       issuer: this.issuer,
       redis: this.deps.redis,
-      jwks: JSON.parse(box.open(keys.jwks)),
-      cookieKeys: JSON.parse(box.open(keys.cookieKeys)),
+      jwks: keys.jwks,
+      cookieKeys: keys.cookieKeys,
       workspaceExists: (workspaceId) => this.repo.workspaceExists(workspaceId),
       grantEnded: (grantId) => this.grantEnded(grantId),
       onServerError: (err) => this.deps.logger.error({ err }, 'authorization server error'),
@@ -171,6 +177,15 @@ export class OAuthService {
     interaction.result = result;
     await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
     return interaction.returnTo;
+  }
+}
+
+/** The kept keys, opened; undefined when they were sealed under another key. */
+function opened(box: SecretBox, kept: ProviderKeys): { jwks: { keys: object[] }; cookieKeys: string[] } | undefined {
+  try {
+    return { jwks: JSON.parse(box.open(kept.jwks)), cookieKeys: JSON.parse(box.open(kept.cookieKeys)) };
+  } catch {
+    return undefined;
   }
 }
 

@@ -63,10 +63,19 @@ export type AuditEvent = {
         kind: 'user' | 'agent' | 'operator' | 'analyst';
         id: string | null;
         sponsorUserId: string | null;
+    };
+    /**
+     * The hosted client an agent acted through, when the change came with an OAuth access token (docs/mcp.md)
+     */
+    client?: {
         /**
-         * The hosted client (OAuth client id) the agent acted through, when it came with an OAuth access token
+         * Its OAuth client id
          */
-        clientId?: string;
+        id: string;
+        /**
+         * The name it registered with
+         */
+        name: string;
     };
     /**
      * The ids the change touched, the main one first
@@ -142,6 +151,10 @@ export type ConsentRequest = {
         name: string;
         role: Role;
         sponsorUserId: string;
+        /**
+         * Always true: only active agents can be chosen
+         */
+        active: boolean;
     }>;
     /**
      * Whether the person may register a new agent here to act as
