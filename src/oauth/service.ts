@@ -175,7 +175,7 @@ export class OAuthService {
 
   private async finish(interaction: Interaction, result: Interaction['result']): Promise<string> {
     interaction.result = result;
-    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    await interaction.save(Math.max(1, interaction.exp - Math.floor(this.deps.clock().getTime() / 1000)));
     return interaction.returnTo;
   }
 }
