@@ -15,7 +15,7 @@ export class OAuthRepository {
 
   /** The keys already kept, or these, kept now (in place of the kept ones when `replace`). */
   async keys(candidate: ProviderKeys, replace = false): Promise<ProviderKeys> {
-    const [row] = await this.graph.write<ProviderKeys>('oauth/settings', { ...candidate, replace });
+    const [row] = await this.graph.write<ProviderKeys>('auth/oauth-keys', { ...candidate, replace });
     return row;
   }
 

@@ -1,25 +1,65 @@
+import type { ListAgentGrantsResponse } from '@sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { clientFor } from '../api.ts';
 import { listGrants, revokeGrant } from '../calls.ts';
 import { ErrorNote, Loading, when } from '../ui.tsx';
+
+type Grant = ListAgentGrantsResponse['items'][number];
+
+/** One connected app: Revoke asks first, inline; focus moves to the question (it replaces the button) and back on Cancel. */
+function GrantItem({ grant, approvedBy, asking, pending, onAsk, onCancel, onRevoke }: {
+  grant: Grant; approvedBy: string; asking: boolean; pending: boolean; onAsk: () => void; onCancel: () => void; onRevoke: () => void;
+}) {
+  const revokeButton = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    if (wasAsking.current && !asking) revokeButton.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  return (
+    <li data-grant-id={grant.id}>
+      <strong>{grant.clientName}</strong>
+      <span className="muted small">approved by {approvedBy}, {when(grant.createdAt)}</span>
+      {asking ? (
+        <span className="inline" role="group" aria-label={`Confirm revoking ${grant.clientName}`}>
+          <span>Revoke access for {grant.clientName}?</span>
+          <button type="button" autoFocus disabled={pending} onClick={onRevoke}>Revoke access</button>
+          <button type="button" className="secondary" disabled={pending} onClick={onCancel}>Cancel</button>
+        </span>
+      ) : (
+        <button type="button" ref={revokeButton} onClick={onAsk} aria-label={`Revoke ${grant.clientName}`}>Revoke</button>
+      )}
+    </li>
+  );
+}
 
 /** The hosted AI clients a person let act as the agent (MCP authorization), each revocable after a confirmation. */
 export function ConnectedApps({ ws, agentId, agentName }: { ws: string; agentId: string; agentName: string }) {
   const queryClient = useQueryClient();
   const grants = useQuery({ queryKey: ['grants', ws, agentId], queryFn: () => listGrants(ws, agentId) });
-  const [confirming, setConfirming] = useState<string | null>(null);
+  // Names of the approvers; one who has left the workspace shows by id (their grants ended when they left).
+  const members = useQuery({ queryKey: ['members', ws], queryFn: () => clientFor(ws).members.list(), enabled: !!grants.data?.length });
+  const [asking, setAsking] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   const revoke = useMutation({
     mutationFn: (grantId: string) => revokeGrant(ws, agentId, grantId),
     onSuccess: () => {
-      setConfirming(null);
-      setNote('Access revoked: the client’s tokens no longer work.');
+      setAsking(null);
+      setNote('Access revoked: the application’s tokens no longer work.');
+      // The item that had focus is gone.
+      heading.current?.focus();
       void queryClient.invalidateQueries({ queryKey: ['grants', ws, agentId] });
     },
   });
+  const approverOf = (userId: string) => {
+    const member = members.data?.find((m) => m.userId === userId);
+    return member ? member.name ?? member.email : userId;
+  };
   return (
     <section className="connected-apps" aria-label={`Connected apps of ${agentName}`}>
-      <h3>Connected apps</h3>
+      <h3 ref={heading} tabIndex={-1}>Connected apps</h3>
       <p role="status" className="status-line">{note}</p>
       {grants.isPending && <Loading what="Loading connected apps" />}
       <ErrorNote error={grants.error ?? revoke.error} />
@@ -29,18 +69,16 @@ export function ConnectedApps({ ws, agentId, agentName }: { ws: string; agentId:
       {!!grants.data?.length && (
         <ul className="grant-list">
           {grants.data.map((g) => (
-            <li key={g.id} data-grant-id={g.id}>
-              <strong>{g.clientName}</strong> <span className="muted small">approved by {g.approvedByUserId}, {when(g.createdAt)}</span>
-              {confirming === g.id ? (
-                <span className="inline" role="group" aria-label={`Confirm revoking ${g.clientName}`}>
-                  <span>Revoke access for {g.clientName}?</span>
-                  <button type="button" disabled={revoke.isPending} onClick={() => revoke.mutate(g.id)}>Revoke access</button>
-                  <button type="button" onClick={() => setConfirming(null)}>Cancel</button>
-                </span>
-              ) : (
-                <button type="button" onClick={() => setConfirming(g.id)} aria-label={`Revoke ${g.clientName}`}>Revoke</button>
-              )}
-            </li>
+            <GrantItem
+              key={g.id}
+              grant={g}
+              approvedBy={approverOf(g.approvedByUserId)}
+              asking={asking === g.id}
+              pending={revoke.isPending}
+              onAsk={() => { revoke.reset(); setNote(null); setAsking(g.id); }}
+              onCancel={() => setAsking(null)}
+              onRevoke={() => revoke.mutate(g.id)}
+            />
           ))}
         </ul>
       )}

@@ -2,8 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { session, useSession } from '../session.ts';
 import { PageTitle } from '../ui.tsx';
 
-/** Paste a user key; it stays in this tab (memory and sessionStorage) and is sent only to this service. */
-export function SignIn() {
+/**
+ * Paste a user key; it stays in this tab (memory and sessionStorage) and is sent only to this service. A page that
+ * asks for sign-in on its own URL (the consent page) says why in `intro`.
+ */
+export function SignIn({ intro }: { intro?: string }) {
   const { notice } = useSession();
   const [key, setKey] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
@@ -20,6 +23,7 @@ export function SignIn() {
   return (
     <section className="signin">
       <PageTitle text="Sign in" />
+      {intro && <p>{intro}</p>}
       {notice && (
         <p role="alert" className="notice" id="signin-notice">
           {notice}
