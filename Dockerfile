@@ -10,7 +10,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # The console (served at /console) is built from console/ with the SDK's sources; scripts/ prints its size. The
-# client and the MCP bridge are packed into dist/downloads, which the image serves at /downloads/.
+# client, the MCP bridge and the Cypher shell are packed into dist/downloads, which the image serves at /downloads/.
 COPY sdk ./sdk
 COPY packages ./packages
 COPY console ./console

@@ -6,13 +6,18 @@ import { parseArgs } from 'node:util';
 import type { PlaybooksClient, RunCypherResponse } from '@playbooks/client';
 import { type OutputFormat, describeError, parseParams, render } from './shell/answers.js';
 import { apiUrl, serviceClient } from './shell/connection.js';
+import { readSchema, renderSchema } from './shell/cypher-schema.js';
+import { type ScriptStatement, labelOf, statementsOf } from './shell/cypher-script.js';
 
-const usage = `Usage: npm run cypher -- [-e QUERY | -f FILE] [--param name=value ...] [--format table|csv|json] [--limit N] [--timeout MS]
+const usage = `Usage: playbooks-cypher [-e QUERY | -f FILE] [--param name=value ...] [--format table|csv|json] [--limit N] [--timeout MS]
+       (in the repository: npm run cypher -- …)
 
 A read-only Cypher shell over the service's POST /api/v1/admin/cypher, with ANALYST_TOKEN (or ADMIN_TOKEN) from
 the environment and the service at API_URL (default http://localhost:3000). Without -e or -f: an interactive
-shell; a statement ends with ';' and may span lines. Shell commands: :param name=value, :params, :format F,
-:limit N, :timeout MS, :help, :exit. History is kept in ~/.playbooks_cypher_history.`;
+shell; a statement ends with ';' and may span lines. With several statements, each answer follows a line
+'-- statement N (line L): …' (in JSON, a "statement" member). EXPLAIN or PROFILE before a statement shows its plan.
+Shell commands: :schema (labels, relationship types, property keys, indexes, constraints), :param name=value,
+:params, :format F, :limit N, :timeout MS, :help, :exit. History is kept in ~/.playbooks_cypher_history.`;
 
 interface Settings {
   params: Record<string, unknown>;
@@ -21,18 +26,25 @@ interface Settings {
   timeoutMs?: number;
 }
 
-/** An answer as text for stdout; a CSV answer that was cut comes with a note for stderr, so stdout stays CSV. */
-async function runOne(query: string, client: PlaybooksClient, s: Settings): Promise<{ out: string; note?: string }> {
+/**
+ * An answer as text for stdout; a CSV answer that was cut comes with a note for stderr, so stdout stays CSV. A
+ * statement of several is labelled: a line before its answer, or in JSON a "statement" member first.
+ */
+async function runOne(query: string, client: PlaybooksClient, s: Settings, statement?: ScriptStatement): Promise<{ out: string; note?: string }> {
   const json = { query, params: s.params, ...(s.limit ? { limit: s.limit } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}) };
   // A read sent as a POST: retried as it is, without an Idempotency-Key, which would have the service keep the rows.
   const answer = await client.request('POST', '/api/v1/admin/cypher', { json, idempotent: true, headers: s.format === 'csv' ? { accept: 'text/csv' } : {} });
+  const label = (out: string) => (statement ? `${labelOf(statement)}\n${out}` : out);
   if (s.format === 'csv') {
     const cut = answer.headers.get('x-truncated') === 'true';
-    return { out: render('csv', answer.data), note: cut ? `(${rowsText(Number(answer.headers.get('x-row-count')))}, ${cutReason(answer.headers.get('x-truncated-by'), s.limit)})` : undefined };
+    return { out: label(render('csv', answer.data)), note: cut ? `(${rowsText(Number(answer.headers.get('x-row-count')))}, ${cutReason(answer.headers.get('x-truncated-by'), s.limit)})` : undefined };
   }
   const a = answer.data as RunCypherResponse;
+  if (s.format === 'json') {
+    return { out: render('json', statement ? { statement: { number: statement.number, line: statement.line, text: statement.text }, ...a } : a) };
+  }
   const footer = `(${rowsText(a.rowCount)}${a.truncated ? `, ${cutReason(a.truncatedBy, a.limit)}` : ''}, ${a.elapsedMs} ms)`;
-  return { out: render(s.format, a, footer) };
+  return { out: label(render(s.format, a, footer)) };
 }
 
 const rowsText = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
@@ -47,9 +59,6 @@ function print(answer: { out: string; note?: string }): void {
   process.stdout.write(`${answer.out}\n`);
   if (answer.note) process.stderr.write(`${answer.note}\n`);
 }
-
-/** Statements of a file or of -e: split where a line ends with ';'. */
-const statementsOf = (text: string) => text.split(/;\s*$/m).map((q) => q.trim()).filter((q) => q && !q.split('\n').every((l) => l.trim().startsWith('//')));
 
 function formatOf(value: string): OutputFormat {
   if (value !== 'table' && value !== 'csv' && value !== 'json') throw new Error(`--format is table, csv or json, not '${value}'`);
@@ -76,6 +85,7 @@ async function repl(client: PlaybooksClient, s: Settings): Promise<void> {
         else if (command === ':help') process.stdout.write(`${usage}\n`);
         else if (command === ':param') Object.assign(s.params, parseParams([arg]));
         else if (command === ':params') process.stdout.write(`${JSON.stringify(s.params)}\n`);
+        else if (command === ':schema') process.stdout.write(`${renderSchema(await readSchema(client), s.format)}\n`);
         else if (command === ':format') s.format = formatOf(arg);
         else if (command === ':limit') s.limit = Number(arg) || undefined;
         else if (command === ':timeout') s.timeoutMs = Number(arg) || undefined;
@@ -130,12 +140,14 @@ async function main(): Promise<void> {
   const script = values.execute ?? (values.file ? readFileSync(values.file, 'utf8') : undefined);
   if (script === undefined) return repl(client, settings);
   let failed = false;
-  for (const query of statementsOf(script)) {
+  const statements = statementsOf(script);
+  for (const statement of statements) {
+    const labelled = statements.length > 1 ? statement : undefined;
     try {
-      print(await runOne(query, client, settings));
+      print(await runOne(statement.text, client, settings, labelled));
     } catch (err) {
       failed = true;
-      process.stderr.write(`${describeError(err, query)}\n`);
+      process.stderr.write(`${labelled ? `${labelOf(labelled)}\n` : ''}${describeError(err, statement.text)}\n`);
     }
   }
   if (failed) process.exitCode = 1;

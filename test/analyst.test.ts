@@ -1,38 +1,18 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { inReadTransaction } from '../src/analyst/query-worker.js';
 import { createAgent } from './support/agents.js';
 import { type Reply, createWorkspace, problem, request } from './support/api.js';
+import { shell } from './support/cypher-shell.js';
 import { adminToken, analystToken, env } from './support/harness.js';
 import { createNode, link } from './support/nodes.js';
 
 const cypher = (body: Record<string, unknown>, options: { token?: string; accept?: string } = {}) =>
   request('POST', '/api/v1/admin/cypher', { token: options.token ?? analystToken, body, headers: options.accept ? { accept: options.accept } : {} });
-
-/** Runs the Cypher shell (`npm run cypher`) against the run's API, as an analyst would from a terminal. */
-async function shell(args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }> {
-  const home = mkdtempSync(path.join(os.tmpdir(), 'cypher-shell-'));
-  try {
-    const child = execFile(process.execPath, ['--import', 'tsx', 'src/cypher-shell.ts', ...args], {
-      env: { ...process.env, ANALYST_TOKEN: analystToken, API_URL: env.service.url, HOME: home },
-    });
-    if (input !== undefined) child.stdin!.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
-    return { stdout, stderr, code };
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-}
 
 /**
  * Counts read straight from Neo4j (not through the endpoint under test): nodes, relationships, labels, indexes, constraints.
@@ -171,6 +151,22 @@ describe('analyst ad-hoc Cypher (POST /api/v1/admin/cypher)', () => {
       expect(search.status, search.text).to.equal(200);
       expect(search.body.rows).to.deep.equal([['Quokka handbook']]);
     });
+
+    it('lets dbms.components, SHOW INDEXES and SHOW CONSTRAINTS through: they read the schema and change nothing', async () => {
+      const before = await graphCounts(driver);
+      const components = await cypher({ query: 'CALL dbms.components() YIELD name, edition RETURN name, edition' });
+      expect(components.status, components.text).to.equal(200);
+      expect(components.body.rows.map((r: unknown[]) => r[0])).to.include('Neo4j Kernel');
+      const indexes = await cypher({ query: 'SHOW INDEXES' });
+      expect(indexes.status, indexes.text).to.equal(200);
+      expect(indexes.body.columns).to.include.members(['name', 'type', 'labelsOrTypes', 'properties']);
+      const name = indexes.body.columns.indexOf('name');
+      expect(indexes.body.rows.map((r: unknown[]) => r[name])).to.include('context_node_text');
+      const constraints = await cypher({ query: "SHOW CONSTRAINTS YIELD name, labelsOrTypes, properties WHERE name = 'user_email' RETURN name, labelsOrTypes, properties" });
+      expect(constraints.status, constraints.text).to.equal(200);
+      expect(constraints.body.rows).to.deep.equal([['user_email', ['User'], ['email']]]);
+      expect(await graphCounts(driver)).to.deep.equal(before);
+    });
   });
 
   describe('errors the analyst can act on', () => {
@@ -181,6 +177,24 @@ describe('analyst ad-hoc Cypher (POST /api/v1/admin/cypher)', () => {
       expect(body.position).to.include.keys('line', 'column', 'offset');
       expect(body.position.line).to.equal(1);
       expect(body.errors[0]).to.include({ path: '/query', in: 'body' });
+    });
+
+    it('a syntax error’s position, and Neo4j’s excerpt of its line, are in the text as sent', async () => {
+      const one = problem(await cypher({ query: 'MATCH (n RETURN n' }), 400, 'invalid_cypher') as any;
+      expect(one.position).to.deep.equal({ line: 1, column: 10, offset: 9 });
+      expect(one.detail).to.include('(line 1, column 10 (offset: 9))');
+      expect(one.detail).not.to.include('EXPLAIN');
+      expect(one.detail.split('\n').slice(1)).to.deep.equal(['"MATCH (n RETURN n"', `${' '.repeat(10)}^`]);
+      expect(one.errors[0].message).to.include('(line 1, column 10 (offset: 9))');
+      // On a later line the column was right already; the offset was not. A leading line break is kept.
+      const query = '\nMATCH (n)\nWHERE n.x = 1\n  RETURN n ORDER BY';
+      const later = problem(await cypher({ query }), 400, 'invalid_cypher') as any;
+      expect(later.position).to.deep.equal({ line: 4, column: 20, offset: query.length });
+      expect(later.detail.split('\n').slice(1)).to.deep.equal(['"  RETURN n ORDER BY"', `${' '.repeat(20)}^`]);
+      const semantic = problem(await cypher({ query: 'MATCH (n) RETURN m' }), 400, 'invalid_cypher') as any;
+      expect(semantic.position).to.deep.equal({ line: 1, column: 18, offset: 17 });
+      const profiled = problem(await cypher({ query: 'PROFILE MATCH (n RETURN n' }), 400, 'invalid_cypher') as any;
+      expect(profiled.position).to.deep.equal({ line: 1, column: 18, offset: 17 });
     });
 
     it('a missing parameter and a semantic error are 400 invalid_cypher', async () => {
@@ -213,6 +227,64 @@ describe('analyst ad-hoc Cypher (POST /api/v1/admin/cypher)', () => {
       problem(await cypher({ query: 'RETURN 1', timeoutMs: 60_001 }), 400, 'invalid_request');
       problem(await cypher({ query: 'RETURN 1', database: 'system' }), 400, 'invalid_request');
       problem(await cypher({ query: '' }), 400, 'invalid_request');
+    });
+  });
+
+  describe('EXPLAIN and PROFILE', () => {
+    it('EXPLAIN answers the plan, with the columns and no rows, and runs nothing', async () => {
+      const res = await cypher({ query: 'EXPLAIN UNWIND range(1, 5) AS i WITH i WHERE i > 2 RETURN i, i * 2 AS double' });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.include({ rowCount: 0, truncated: false });
+      expect(res.body.columns).to.deep.equal(['i', 'double']);
+      expect(res.body.rows).to.deep.equal([]);
+      expect(res.body.plan[0]).to.include({ operator: 'ProduceResults', depth: 0, rows: null, dbHits: null });
+      expect(res.body.plan.map((op: any) => op.operator)).to.include.members(['Filter', 'Unwind']);
+      expect(res.body.plan.every((op: any, i: number) => i === 0 || op.depth >= 1)).to.equal(true);
+      const plain = await cypher({ query: 'RETURN 1 AS one' });
+      expect(plain.body).not.to.have.property('plan');
+    });
+
+    it('EXPLAIN of a query that may not run is refused like the query', async () => {
+      const before = await graphCounts(driver);
+      problem(await cypher({ query: 'EXPLAIN CREATE (n:AnalystProbe) RETURN n' }), 403, 'query_refused');
+      problem(await cypher({ query: '// why\nexplain SHOW TRANSACTIONS' }), 403, 'query_refused');
+      problem(await cypher({ query: 'PROFILE MATCH (n:ContextNode) WITH n LIMIT 1 SET n.analyst = 1 RETURN n' }), 403, 'query_refused');
+      expect(await graphCounts(driver)).to.deep.equal(before);
+    });
+
+    it('PROFILE answers the rows and the profile of the whole run, in a read transaction', async () => {
+      const res = await cypher({ query: 'PROFILE UNWIND range(1, 10) AS i RETURN i', limit: 3 });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.include({ rowCount: 3, truncated: true, truncatedBy: 'rows' });
+      expect(res.body.rows).to.deep.equal([[1], [2], [3]]);
+      // The query ran to its end for its profile, though the answer stops at the limit.
+      expect(res.body.plan[0]).to.include({ operator: 'ProduceResults', rows: 10 });
+      expect(res.body.plan.every((op: any) => Number.isInteger(op.dbHits))).to.equal(true);
+      const ws = await createWorkspace();
+      await createNode(ws, { title: 'Profiled' });
+      const hits = await cypher({ query: 'CYPHER 5 PROFILE MATCH (n:ContextNode {workspaceId: $ws}) RETURN n.title AS title', params: { ws: ws.workspaceId } });
+      expect(hits.status, hits.text).to.equal(200);
+      expect(hits.body.rows).to.deep.equal([['Profiled']]);
+      expect(hits.body.plan.reduce((sum: number, op: any) => sum + op.dbHits, 0)).to.be.above(0);
+    });
+
+    it('the plan comes on the last line of an NDJSON answer', async () => {
+      const res = await cypher({ query: 'PROFILE UNWIND range(1, 3) AS i RETURN i' }, { accept: 'application/x-ndjson' });
+      const lines = res.text.trimEnd().split('\n').map((l) => JSON.parse(l));
+      expect(lines.slice(0, 4)).to.deep.equal([{ columns: ['i'] }, [1], [2], [3]]);
+      expect(lines[4]).to.include({ rowCount: 3, truncated: false });
+      expect(lines[4].plan[0]).to.include({ operator: 'ProduceResults', rows: 3 });
+      const explained = await cypher({ query: 'EXPLAIN RETURN 1 AS one' }, { accept: 'application/x-ndjson' });
+      const [columns, summary] = explained.text.trimEnd().split('\n').map((l) => JSON.parse(l));
+      expect(columns).to.deep.equal({ columns: ['one'] });
+      expect(summary.plan[0].operator).to.equal('ProduceResults');
+    });
+
+    it('EXPLAIN and PROFILE together, or twice, are 400 invalid_cypher saying where they go', async () => {
+      for (const query of ['EXPLAIN PROFILE RETURN 1', 'PROFILE CYPHER 5 EXPLAIN RETURN 1']) {
+        const body = problem(await cypher({ query }), 400, 'invalid_cypher');
+        expect(body.detail).to.match(/EXPLAIN or PROFILE may come once, at the start of the statement/);
+      }
     });
   });
 

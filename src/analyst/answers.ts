@@ -11,8 +11,10 @@ import { type CypherOutcome, cypherLimits } from './service.js';
 
 type Run = (sink: RowSink) => Promise<CypherOutcome>;
 
-/** How every answer ends: its rows, whether and why they were cut, the limit and the time. */
-const summaryOf = (o: CypherOutcome) => ({ rowCount: o.rows, truncated: o.truncatedBy !== null, truncatedBy: o.truncatedBy, limit: o.limit, elapsedMs: o.elapsedMs });
+/** How every answer ends: its rows, whether and why they were cut, the limit and the time; the plan when asked for. */
+const summaryOf = (o: CypherOutcome) => ({
+  rowCount: o.rows, truncated: o.truncatedBy !== null, truncatedBy: o.truncatedBy, limit: o.limit, elapsedMs: o.elapsedMs, ...(o.plan ? { plan: o.plan } : {}),
+});
 
 /** {columns, rows, …summary} as JSON, held as bytes until the query has ended (an error is then still a problem). */
 export async function answerJson(ctx: Context, run: Run): Promise<void> {

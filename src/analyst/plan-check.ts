@@ -4,6 +4,8 @@
  * whatever the next release adds). On 5.26 `LOAD CSV`, `SHOW TRANSACTIONS`, `SHOW SETTINGS`,
  * `TERMINATE TRANSACTIONS` and several procedures are all reported as 'r', so the query type alone is not
  * enough; `CALL {…} IN TRANSACTIONS` commits on its own; a procedure call passes only for a name below.
+ * The one exception to 'r': Neo4j reports a call of a `dbms.` procedure as 's' whatever it does, so a plan
+ * of type 's' passes when every procedure it calls is one of those that only read (`readingSystemProcedures`).
  */
 
 /** Read operators of Neo4j 5 and 2025+ (Cypher manual, "Execution plan operators"), without their `(mode)`. */
@@ -36,6 +38,8 @@ export const allowedOperators = new Set([
   'Filter', 'Projection', 'Limit', 'ExhaustiveLimit', 'Skip', 'Sort', 'PartialSort', 'Top', 'PartialTop', 'Distinct',
   'OrderedDistinct', 'EagerAggregation', 'OrderedAggregation', 'Unwind', 'PartitionedUnwind', 'Eager', 'CacheProperties',
   'ProduceResults', 'EmptyResult', 'EmptyRow', 'Input',
+  // the schema's metadata: SHOW INDEXES and SHOW CONSTRAINTS (the other SHOW commands are refused)
+  'ShowIndexes', 'ShowConstraints',
   // checked further: only allow-listed procedures
   'ProcedureCall',
 ]);
@@ -52,6 +56,9 @@ export const allowedProcedures = new Set([
   'db.index.fulltext.queryRelationships',
   'dbms.components',
 ]);
+
+/** Allowed procedures Neo4j reports as schema or system ('s') queries although they only read. */
+export const readingSystemProcedures = new Set(['dbms.components']);
 
 export interface PlanNode {
   operatorType: string;
@@ -74,23 +81,29 @@ function procedureOf(node: PlanNode): string | undefined {
 
 /** Why the query may not run, or undefined when it may. */
 export function refusal(queryType: string, plan: PlanNode | undefined): string | undefined {
-  if (queryType !== 'r') {
-    const kind = { w: 'it writes', rw: 'it reads and writes', s: 'it is a schema or administration command' }[queryType] ?? `its query type is '${queryType}'`;
-    return `Only read queries may run, and ${kind}`;
-  }
-  if (!plan) return 'Neo4j gave no plan for the query';
+  const typeRefusal = queryType === 'r' ? undefined : refusalOfType(queryType);
+  if (typeRefusal && queryType !== 's') return typeRefusal;
+  if (!plan) return typeRefusal ?? 'Neo4j gave no plan for the query';
+  const procedures: string[] = [];
   const stack = [plan];
   while (stack.length > 0) {
     const node = stack.pop()!;
     const name = operatorName(node.operatorType);
-    if (!allowedOperators.has(name)) return `The plan uses ${name}, which is not an allowed read operator`;
+    if (!allowedOperators.has(name)) return typeRefusal ?? `The plan uses ${name}, which is not an allowed read operator`;
     if (name === 'ProcedureCall') {
       const procedure = procedureOf(node);
       if (!procedure || !allowedProcedures.has(procedure)) {
         return `The procedure ${procedure ?? '(unknown)'} is not allowed; allowed: ${[...allowedProcedures].join(', ')}`;
       }
+      procedures.push(procedure);
     }
     stack.push(...(node.children ?? []));
   }
+  if (typeRefusal && !(procedures.length > 0 && procedures.every((p) => readingSystemProcedures.has(p)))) return typeRefusal;
   return undefined;
+}
+
+function refusalOfType(queryType: string): string {
+  const kind = { w: 'it writes', rw: 'it reads and writes', s: 'it is a schema or administration command' }[queryType] ?? `its query type is '${queryType}'`;
+  return `Only read queries may run, and ${kind}`;
 }

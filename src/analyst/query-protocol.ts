@@ -6,6 +6,7 @@
  */
 import { AppError, type ErrorCode, type FieldError } from '../errors.js';
 import type { Neo4jSettings } from '../infra/neo4j.js';
+import type { PlanOperator } from './schemas.js';
 
 /** Why an answer holds fewer rows than its query had: the row limit, or a bound in bytes. */
 export type TruncationReason = 'rows' | 'bytes';
@@ -52,8 +53,8 @@ export type ApiMessage = { kind: 'query'; request: QueryRequest } | { kind: 'ack
 export type WorkerMessage =
   | { kind: 'columns'; keys: string[] }
   | { kind: 'rows'; rows: unknown[][] }
-  /** Sent after the transaction and the process's driver are closed. */
-  | { kind: 'end'; cut: TruncationReason | null }
+  /** Sent after the transaction and the process's driver are closed; the plan for EXPLAIN and PROFILE. */
+  | { kind: 'end'; cut: TruncationReason | null; plan?: PlanOperator[] }
   | { kind: 'error'; error: ErrorData };
 
 /** An error as it crosses to the API: an AppError whole, anything else as its message and stack. */

@@ -7,13 +7,16 @@
  * EXPLAIN first, refused unless its query type is 'r' and every operator and procedure of its plan is allowed
  * (plan-check.ts); then the query itself, its records pulled as the API takes the rows and the pull stopped at
  * `limit`, at a value past `maxValueBytes` or at a row past `maxBytes`. Then the driver is closed and the process
- * ends.
+ * ends. A statement the analyst began with EXPLAIN ends at the check, with its plan; one begun with PROFILE runs
+ * to its end, rows past a bound pulled and dropped, since Neo4j gives a profile only of a result read whole.
  */
 import neo4j, { type Driver, type Record as Neo4jRecord, type Transaction } from 'neo4j-driver';
 import { AppError } from '../errors.js';
 import { createUntrustedDriver, translateUntrusted } from '../infra/neo4j.js';
 import { type PlanNode, refusal } from './plan-check.js';
 import { type ApiMessage, type QueryRequest, type TruncationReason, type WorkerMessage, errorData, queryProcessArg } from './query-protocol.js';
+import type { PlanOperator } from './schemas.js';
+import { type Statement, asTyped, operatorsOf, statementOf, withModeExplained } from './statement.js';
 import { fromJson, toJsonWithin } from './values.js';
 
 /**
@@ -83,36 +86,66 @@ class Outbox {
 
 const send = (message: WorkerMessage, then?: () => void) => process.send!(message, undefined, undefined, then);
 
-async function run(driver: Driver, request: QueryRequest, outbox: Outbox): Promise<TruncationReason | null> {
-  const { text, options } = request;
-  const params = fromJson(request.params) as Record<string, unknown>;
-  const txOptions = { timeoutMs: options.timeoutMs, metadata: options.metadata, fetchSize: Math.min(options.limit + 1, fetchSize) };
-  return inReadTransaction(driver, request.neo4j.database, txOptions, async (tx) => {
-    const explained = await tx.run(`EXPLAIN ${text}`, params);
-    const { queryType, plan } = explained.summary;
+/** How the query ended: why its rows were cut, if they were, and its plan when the analyst asked for it. */
+type Ending = { cut: TruncationReason | null; plan?: PlanOperator[] };
+
+/** The plan check: the statement's EXPLAIN, refused unless allowed; its errors told in the analyst's positions. */
+async function checked(tx: Transaction, statement: Statement, params: Record<string, unknown>) {
+  try {
+    const explained = tx.run(statement.check, params);
+    const keys = (await explained.keys()) as string[];
+    const { queryType, plan } = (await explained).summary;
     const reason = refusal(queryType, plan ? (plan as unknown as PlanNode) : undefined);
     if (reason) throw new AppError('query_refused', reason);
+    return { keys, plan: plan ? operatorsOf(plan, false) : [] };
+  } catch (err) {
+    throw asTyped(translateUntrusted(err), statement.text);
+  }
+}
 
-    const result = tx.run(text, params);
+async function run(driver: Driver, request: QueryRequest, outbox: Outbox): Promise<Ending> {
+  const { options } = request;
+  const statement = statementOf(request.text);
+  const params = fromJson(request.params) as Record<string, unknown>;
+  const txOptions = { timeoutMs: options.timeoutMs, metadata: options.metadata, fetchSize: Math.min(options.limit + 1, fetchSize) };
+  const ran = inReadTransaction(driver, request.neo4j.database, txOptions, async (tx): Promise<Ending> => {
+    const check = await checked(tx, statement, params);
+    if (statement.mode === 'explain') {
+      send({ kind: 'columns', keys: check.keys });
+      return { cut: null, plan: check.plan };
+    }
+    const result = tx.run(statement.text, params);
     const keys = (await result.keys()) as string[];
     send({ kind: 'columns', keys });
+    const profiled = statement.mode === 'profile';
     let rows = 0;
     let bytes = 0;
+    let cut: TruncationReason | null = null;
     // One record past the limit tells a cut answer from one that ended there. Leaving the loop discards the rest
     // of the stream, and the transaction is rolled back; the rows gathered so far still go, even before an error.
+    // A profile is read to its end, its rows past the cut dropped unconverted.
     try {
       for await (const record of result) {
-        if (rows === options.limit) return 'rows';
-        const row = rowWithin(record, keys, options.maxValueBytes, request.maxBytes - bytes);
-        if (!row) return 'bytes';
-        rows += 1;
-        bytes += row.bytes;
-        await outbox.add(row.values, row.bytes);
+        if (cut) continue;
+        if (rows === options.limit) cut = 'rows';
+        const row = cut ? undefined : rowWithin(record, keys, options.maxValueBytes, request.maxBytes - bytes);
+        if (!row) cut ??= 'bytes';
+        else {
+          rows += 1;
+          bytes += row.bytes;
+          await outbox.add(row.values, row.bytes);
+        }
+        if (cut && !profiled) break;
       }
-      return null;
     } finally {
       await outbox.flush();
     }
+    if (!profiled) return { cut };
+    const { profile } = await result.summary();
+    return { cut, plan: profile ? operatorsOf(profile, true) : [] };
+  });
+  return ran.catch((err) => {
+    throw withModeExplained(err);
   });
 }
 
@@ -138,7 +171,7 @@ async function answer(request: QueryRequest, outbox: Outbox): Promise<void> {
   const driver = createUntrustedDriver(request.neo4j, 1);
   let outcome: WorkerMessage;
   try {
-    outcome = { kind: 'end', cut: await run(driver, request, outbox) };
+    outcome = { kind: 'end', ...(await run(driver, request, outbox)) };
   } catch (err) {
     outcome = { kind: 'error', error: errorData(err) };
   }

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { GraphExecutor, Neo4jSettings } from '../infra/neo4j.js';
 import { type ApiMessage, type QueryRequest, type RunOptions, type TruncationReason, type WorkerMessage, errorFromData, queryProcessArg } from './query-protocol.js';
+import type { PlanOperator } from './schemas.js';
 
 export type { RunOptions, TruncationReason } from './query-protocol.js';
 
@@ -20,6 +21,8 @@ export interface RunResult {
   rows: number;
   /** Why the rows stopped before the query's last: a bound, or a receiver that stopped taking them; null if none. */
   cut: TruncationReason | 'receiver' | null;
+  /** The plan of a statement begun with EXPLAIN, or the profile of one begun with PROFILE. */
+  plan?: PlanOperator[];
 }
 
 /**
@@ -83,7 +86,7 @@ export class AnalystRepository {
           rows += 1;
         }
         tell({ kind: 'ack' });
-      } else if (message.kind === 'end') settle({ result: { rows, cut: message.cut } });
+      } else if (message.kind === 'end') settle({ result: { rows, cut: message.cut, ...(message.plan ? { plan: message.plan } : {}) } });
       else settle({ error: errorFromData(message.error) });
     };
     let taken = Promise.resolve();

@@ -4,11 +4,12 @@ import { type AnyRoute, defineRoute } from '../http/route.js';
 import { csvType, ndjsonType, tabularFormat } from '../http/tabular.js';
 import { answerCsv, answerJson, streamNdjson } from './answers.js';
 import type { RowSink } from './repository.js';
+import { PlanOperatorSchema } from './schemas.js';
 import { type AnalystCaller, type AnalystService, cypherLimits } from './service.js';
 
 const CypherBody = Strict(
   {
-    query: Type.String({ minLength: 1, maxLength: 100_000, description: 'One Cypher statement; a trailing semicolon is ignored' }),
+    query: Type.String({ minLength: 1, maxLength: 100_000, description: 'One Cypher statement; a trailing semicolon is ignored; EXPLAIN or PROFILE at its start adds its plan to the answer' }),
     params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Query parameters ($name); whole JSON numbers are sent as integers' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: cypherLimits.maxLimit, default: cypherLimits.defaultLimit, description: 'Rows returned at most; more make the answer truncated' })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: cypherLimits.maxTimeoutMs, default: cypherLimits.defaultTimeoutMs, description: 'The transaction is stopped after this long (422 query_timeout)' })),
@@ -26,17 +27,24 @@ const CypherResult = Type.Object({
   }),
   limit: Type.Integer(),
   elapsedMs: Type.Integer({ minimum: 0 }),
+  plan: Type.Optional(Type.Array(PlanOperatorSchema, {
+    description: 'Only for a statement that begins with EXPLAIN (its plan; the query does not run and there are no rows) or PROFILE (the plan as the query ran, with the rows and db hits of each operator; the rows as usual)',
+  })),
 });
 
 const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
 
 const description = `Runs one read-only Cypher statement over the whole graph, for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN).
 Refused with 403 query_refused unless Neo4j's EXPLAIN reports it as a read ('r') and every operator of its plan is an
-allowed read operator (no LOAD CSV, no SHOW/TERMINATE commands, no CALL … IN TRANSACTIONS) and every procedure it calls
-is allowed (db.labels, db.relationshipTypes, db.propertyKeys, db.schema.*, db.index.fulltext.query*, dbms.components).
+allowed read operator (SHOW INDEXES and SHOW CONSTRAINTS pass; no LOAD CSV, no other SHOW or TERMINATE command, no
+CALL … IN TRANSACTIONS) and every procedure it calls is allowed (db.labels, db.relationshipTypes, db.propertyKeys,
+db.schema.*, db.index.fulltext.query*, dbms.components).
 It runs in a READ transaction that is never committed, with a timeout (422 query_timeout) and, on the self-started
 Neo4j, a memory cap per transaction (422 query_memory_exceeded). A syntax or semantic error is 400 invalid_cypher with
-Neo4j's message and position.
+Neo4j's message and position (line, column, offset), both in the text as sent.
+A statement that begins with EXPLAIN is checked the same way and not run: the answer holds its columns, no rows and
+\`plan\`. One that begins with PROFILE runs to its end (rows past a bound are read and dropped): the answer holds its
+rows and \`plan\` with the rows and db hits of each operator. The plan is in JSON answers and NDJSON's last line.
 Answers are bounded in rows and in bytes, and the rows end before the first one past a bound (the rows before it are
 kept), with \`truncated\` true and \`truncatedBy\` saying which: 'rows' past \`limit\` (at most ${cypherLimits.maxLimit}),
 'bytes' at a value whose JSON passes ${mib(cypherLimits.maxValueBytes)} or at a row that would take the rows' JSON past
@@ -46,7 +54,7 @@ endElementId, properties}, paths {nodes, relationships}, temporal values and dur
 {srid, x, y, z?}, integers as numbers when exact and as strings beyond 2^53.
 Accept: text/csv gives CSV (lists and maps as JSON; X-Row-Count, X-Truncated and, when truncated, X-Truncated-By
 headers); application/x-ndjson a stream: a {"columns"} line, one JSON array per row, then {"rowCount", "truncated",
-"truncatedBy", "limit", "elapsedMs"}, or {"error": problem} when the query fails after rows were sent.`;
+"truncatedBy", "limit", "elapsedMs", "plan"?}, or {"error": problem} when the query fails after rows were sent.`;
 
 /** The analysts' ad-hoc Cypher. */
 export function analystRoutes(s: { analyst: AnalystService }): AnyRoute[] {

@@ -3,6 +3,7 @@ import { recordAuditAlone } from '../audit/recorder.js';
 import { AppError } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { AnalystRepository, type RowSink, type TruncationReason } from './repository.js';
+import type { PlanOperator } from './schemas.js';
 
 /** Analyst queries that may run at once in one API process, each in a process of its own (repository.ts). */
 export const analystConcurrency = 4;
@@ -35,6 +36,8 @@ export interface CypherOutcome {
   truncatedBy: TruncationReason | null;
   limit: number;
   elapsedMs: number;
+  /** For a statement begun with EXPLAIN or PROFILE. */
+  plan?: PlanOperator[];
 }
 
 /** Who let the request in: the operator's token or the analysts'. */
@@ -57,9 +60,10 @@ export class AnalystService {
     if (this.running >= analystConcurrency) {
       throw new AppError('rate_limited', `At most ${analystConcurrency} analyst queries run at once; try again shortly`, { headers: { 'Retry-After': '1' } });
     }
-    // A statement ends at its last semicolon; the shell sends them that way.
-    const text = input.query.trim().replace(/;\s*$/, '');
-    if (!text) throw new AppError('invalid_request', 'The query is empty', { errors: [{ path: '/query', message: 'is empty', in: 'body' }] });
+    // A statement ends at its last semicolon; the shell sends them that way. Its start is kept, so that Neo4j's
+    // positions in an error are the analyst's.
+    const text = input.query.trimEnd().replace(/;$/, '');
+    if (!text.trim()) throw new AppError('invalid_request', 'The query is empty', { errors: [{ path: '/query', message: 'is empty', in: 'body' }] });
     const limit = input.limit ?? cypherLimits.defaultLimit;
     const timeoutMs = input.timeoutMs ?? cypherLimits.defaultTimeoutMs;
     const queryHash = createHash('sha256').update(text).digest('hex').slice(0, 16);
@@ -79,7 +83,7 @@ export class AnalystService {
       const result = await this.repo.run(text, input.params ?? {}, { limit, maxValueBytes: cypherLimits.maxValueBytes, timeoutMs, metadata: { app: 'playbooks-analyst', caller, queryHash } }, counted);
       if (result.cut) outcome = result.cut === 'receiver' ? 'receiver_gone' : `truncated_${result.cut}`;
       const truncatedBy = result.cut === 'receiver' ? null : result.cut;
-      return { rows: result.rows, truncatedBy, limit, elapsedMs: Math.round(performance.now() - started) };
+      return { rows: result.rows, truncatedBy, limit, elapsedMs: Math.round(performance.now() - started), ...(result.plan ? { plan: result.plan } : {}) };
     } catch (err) {
       outcome = err instanceof AppError ? err.code : 'error';
       throw err;

@@ -14,6 +14,11 @@ const offered: Record<DownloadName, { operationId: string; summary: string; inst
     summary: 'The MCP stdio bridge (@playbooks/mcp, command playbooks-mcp) as an npm package',
     install: 'npx -y http://HOST:3000/downloads/playbooks-mcp.tgz',
   },
+  'playbooks-cypher.tgz': {
+    operationId: 'downloadCypherShell',
+    summary: 'The analysts’ read-only Cypher shell (@playbooks/cypher, command playbooks-cypher) as an npm package',
+    install: 'npm install -g http://HOST:3000/downloads/playbooks-cypher.tgz',
+  },
 };
 
 /**

@@ -10,6 +10,7 @@ import { packPackage } from './packer.js';
 export const downloads = {
   'playbooks-client.tgz': 'sdk',
   'playbooks-mcp.tgz': 'packages/playbooks-mcp',
+  'playbooks-cypher.tgz': 'packages/playbooks-cypher',
 } as const;
 export type DownloadName = keyof typeof downloads;
 

@@ -1,4 +1,4 @@
-import { PlaybooksError } from '@playbooks/client';
+import { PlaybooksError, type RunCypherResponse } from '@playbooks/client';
 import { failureText } from './connection.js';
 
 /**
@@ -37,19 +37,36 @@ export function table(columns: string[], rows: unknown[][], width = 60): string 
   return [line(columns), widths.map((w) => '-'.repeat(w)).join('-+-'), ...cells.map(line)].join('\n');
 }
 
-/** An answer of {columns, rows, …} in the chosen format (a CSV answer is its text already). */
+/** One operator of the plan an EXPLAIN or PROFILE answer holds. */
+type PlanOperator = NonNullable<RunCypherResponse['plan']>[number];
+
+/** A plan as a table, each operator under its parent as Neo4j's tools draw it; rows and db hits when it was profiled. */
+export function planTable(plan: PlanOperator[]): string {
+  const profiled = plan.some((op) => op.rows !== null);
+  const estimate = (n: number | null) => (n === null ? '' : String(Math.round(n * 100) / 100));
+  const columns = ['operator', 'details', 'estimated rows', ...(profiled ? ['rows', 'db hits'] : [])];
+  const rows = plan.map((op) => [`${'| '.repeat(op.depth)}+${op.operator}`, op.details, estimate(op.estimatedRows), ...(profiled ? [op.rows, op.dbHits] : [])]);
+  const hits = plan.reduce((sum, op) => sum + (op.dbHits ?? 0), 0);
+  return `${profiled ? 'Profile' : 'Plan'}:\n${table(columns, rows, 80)}${profiled ? `\n(${hits} db hits in all)` : ''}`;
+}
+
+/** An answer of {columns, rows, …, plan?} in the chosen format (a CSV answer is its text already). */
 export function render(format: OutputFormat, answer: unknown, footer?: string): string {
   if (format === 'csv') return String(answer ?? '').trimEnd();
   if (format === 'json') return JSON.stringify(answer, null, 2);
-  const { columns, rows } = answer as { columns: string[]; rows: unknown[][] };
-  return `${table(columns, rows)}\n${footer ?? `(${rows.length} row${rows.length === 1 ? '' : 's'})`}`;
+  const { columns, rows, plan } = answer as { columns: string[]; rows: unknown[][]; plan?: PlanOperator[] };
+  const text = `${table(columns, rows)}\n${footer ?? `(${rows.length} row${rows.length === 1 ? '' : 's'})`}`;
+  return plan ? `${text}\n${planTable(plan)}` : text;
 }
 
-/** An error as a line (or, for a Cypher syntax error, the line of the query with a caret under the position). */
+/**
+ * An error as a line; for a Cypher error with a position, its first line (Neo4j's own excerpt left out) and then the
+ * line of the query with a caret under the position.
+ */
 export function describeError(err: unknown, query?: string): string {
   if (!(err instanceof PlaybooksError)) return err instanceof Error ? err.message : String(err);
   const position = err.extensions.position as { line: number; column: number } | undefined;
-  if (!position || !query) return failureText(err);
-  const text = query.split('\n')[position.line - 1] ?? '';
-  return `${failureText(err)}\n  ${text}\n  ${' '.repeat(Math.max(0, position.column - 1))}^`;
+  const line = position && query?.split('\n')[position.line - 1];
+  if (line === undefined) return failureText(err);
+  return `${failureText(err).split('\n')[0]}\n  ${line}\n  ${' '.repeat(Math.max(0, position!.column - 1))}^`;
 }

@@ -5832,7 +5832,7 @@ export type ImportWorkspaceResponse = ImportWorkspaceResponses[keyof ImportWorks
 export type RunCypherData = {
     body: {
         /**
-         * One Cypher statement; a trailing semicolon is ignored
+         * One Cypher statement; a trailing semicolon is ignored; EXPLAIN or PROFILE at its start adds its plan to the answer
          */
         query: string;
         /**
@@ -5927,6 +5927,27 @@ export type RunCypherResponses = {
         truncatedBy: 'rows' | 'bytes' | null;
         limit: number;
         elapsedMs: number;
+        /**
+         * Only for a statement that begins with EXPLAIN (its plan; the query does not run and there are no rows) or PROFILE (the plan as the query ran, with the rows and db hits of each operator; the rows as usual)
+         */
+        plan?: Array<{
+            /**
+             * Neo4j's operator, e.g. 'Expand(All)'
+             */
+            operator: string;
+            /**
+             * How far below the root (ProduceResults, depth 0) the operator is
+             */
+            depth: number;
+            /**
+             * What the operator does, as Neo4j says it ('' when it says nothing)
+             */
+            details: string;
+            identifiers: Array<string>;
+            estimatedRows: number | null;
+            rows: number | null;
+            dbHits: number | null;
+        }>;
     };
 };
 
@@ -7064,6 +7085,35 @@ export type DownloadMcpBridgeResponses = {
 };
 
 export type DownloadMcpBridgeResponse = DownloadMcpBridgeResponses[keyof DownloadMcpBridgeResponses];
+
+export type DownloadCypherShellData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/downloads/playbooks-cypher.tgz';
+};
+
+export type DownloadCypherShellErrors = {
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type DownloadCypherShellError = DownloadCypherShellErrors[keyof DownloadCypherShellErrors];
+
+export type DownloadCypherShellResponses = {
+    /**
+     * npm package tarball (gzipped tar)
+     */
+    200: Blob | File;
+};
+
+export type DownloadCypherShellResponse = DownloadCypherShellResponses[keyof DownloadCypherShellResponses];
 
 export type HealthData = {
     body?: never;
