@@ -129,7 +129,8 @@ describe('the Cypher shell (npm run cypher, playbooks-cypher)', () => {
       expect(out.stdout).to.match(/^Indexes \(\d+\):\nname +\| type +\| entityType +\| labelsOrTypes +\| properties +\| state/m);
       expect(out.stdout).to.match(/^context_node_text +\| FULLTEXT +\| NODE/m);
       expect(out.stdout).to.match(/^Constraints \(\d+\):\nname +\| type +\| entityType +\| labelsOrTypes +\| properties/m);
-      expect(out.stdout).to.match(/^user_email +\| UNIQUENESS +\| NODE +\| \["User"\] +\| \["email"\]/m);
+      // Neo4j 5.26 calls it UNIQUENESS; the calendar releases NODE_PROPERTY_UNIQUENESS.
+      expect(out.stdout, out.stdout).to.match(/^user_email +\| (NODE_PROPERTY_)?UNIQUENESS +\| NODE +\| \["User"\] +\| \["email"\]/m);
       expect(out.stdout).not.to.match(/query_refused|invalid_cypher/);
     });
 
