@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
+import { mcpEndpointPattern } from '../auth/mcp-resource.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { WorkspacePath } from '../http/common-schemas.js';
@@ -45,12 +46,10 @@ export function checkHostAndOrigin(ctx: Context, mcp: Config['mcp']): void {
   }
 }
 
-const mcpPath = /^\/api\/v1\/workspaces\/[^/]+\/mcp\/?$/;
-
 /** The Host/Origin check, ahead of the router: a refused request never reaches the gate. */
 export function mcpHostGuard(mcp: Config['mcp']): Middleware {
   return (ctx, next) => {
-    if (mcpPath.test(ctx.path)) checkHostAndOrigin(ctx, mcp);
+    if (mcpEndpointPattern.test(ctx.path)) checkHostAndOrigin(ctx, mcp);
     return next();
   };
 }
