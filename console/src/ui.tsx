@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { messageOf } from './api.ts';
 
 // The first page of a load keeps the browser's own focus start (so Tab reaches the skip link first).
@@ -52,5 +52,48 @@ export function Pager({ page, limit, total, onPage }: { page: number; limit: num
         Next
       </button>
     </nav>
+  );
+}
+
+/**
+ * A button for what cannot be undone or takes access away: it asks first, inline. The question replaces the
+ * button and takes focus; Cancel gives focus back to the button. `confirmLabel` names the action again so the
+ * second click is a decision, not a double click.
+ */
+export function ConfirmButton({ label, question, confirmLabel, onConfirm, pending = false, disabled = false, ariaLabel, className }: {
+  label: string;
+  question: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  pending?: boolean;
+  disabled?: boolean;
+  /** The button's accessible name when its text alone is ambiguous in a list ("Revoke key ci-1"). */
+  ariaLabel?: string;
+  className?: string;
+}) {
+  const [asking, setAsking] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    if (wasAsking.current && !asking) button.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  if (!asking) {
+    return (
+      <button type="button" ref={button} className={className} disabled={disabled || pending} aria-label={ariaLabel} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <span className="inline confirm" role="group" aria-label={`Confirm: ${ariaLabel ?? label}`}>
+      <span>{question}</span>
+      <button type="button" autoFocus disabled={pending} onClick={() => { setAsking(false); onConfirm(); }}>
+        {confirmLabel}
+      </button>
+      <button type="button" className="secondary" disabled={pending} onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
   );
 }
