@@ -4,6 +4,7 @@ import { agentRoutes } from './agents/routes.js';
 import { analystRoutes } from './analyst/routes.js';
 import { annotationRoutes } from './annotations/routes.js';
 import { auditRoutes } from './audit/routes.js';
+import { faviconRoutes } from './console/favicon.js';
 import { consoleRoutes } from './console/routes.js';
 import { downloadRoutes } from './downloads/routes.js';
 import { feedbackRoutes } from './feedback/routes.js';
@@ -54,7 +55,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     description: 'Version-controlled playbooks, a knowledge graph of context nodes, and the agents that retrieve them. Errors are RFC 9457 problem+json.',
   })));
   // The console's pages and files are served like /docs but are no part of the API's document.
-  return [...ops, ...api, ...consoleRoutes()];
+  return [...ops, ...api, ...consoleRoutes(), ...faviconRoutes()];
 }
 
 /** The Koa application: middleware order and routers, nothing else. */
