@@ -13,7 +13,7 @@ import { systemClock } from './infra/ids.js';
 import { MissingToolError } from './infra/local-deps.js';
 import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
-import { createRedis } from './infra/redis.js';
+import { createRedis, type RedisTarget } from './infra/redis.js';
 import { createLogger, ensureDependencies } from './runtime.js';
 import { type OutputFormat, parseParams, render, table } from './shell/answers.js';
 import { exportToFile, failureText, serviceClient } from './shell/connection.js';
@@ -70,15 +70,17 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
   const endpointsFile = path.join(config.dataDir, 'endpoints.json');
-  if (!config.neo4j.uri && !config.redisUrl && existsSync(endpointsFile)) {
-    const running = JSON.parse(readFileSync(endpointsFile, 'utf8'));
+  if (!config.neo4j.uri && !config.redisUrl && !config.redisCluster && !config.redisSentinel && existsSync(endpointsFile)) {
+    const running = JSON.parse(readFileSync(endpointsFile, 'utf8')) as { neo4jUri: string; redis: RedisTarget };
     config.neo4j.uri = running.neo4jUri;
-    config.redisUrl = running.redisUrl;
+    if (typeof running.redis === 'string') config.redisUrl = running.redis;
+    else if ('cluster' in running.redis) config.redisCluster = { nodes: running.redis.cluster };
+    else config.redisSentinel = running.redis;
   }
   const deps = await ensureDependencies(config, logger);
   const driver = createDriver({ ...config.neo4j, uri: deps.neo4jUri });
   const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
-  const redis = createRedis(deps.redisUrl);
+  const redis = createRedis(deps.redis);
   try {
     await migrate(graph);
     await redis.connect();

@@ -15,6 +15,12 @@ export interface Config {
   neo4j: { uri?: string; username: string; password: string; database: string; readTimeoutMs: number };
   /** Absent: the service starts its own redis-server. */
   redisUrl?: string;
+  /**
+   * Redis Cluster (its start-up nodes) or Sentinel (the sentinels and the name of the master they watch), instead
+   * of one server at redisUrl. At most one of the three is set.
+   */
+  redisCluster?: { nodes: HostPort[] };
+  redisSentinel?: { sentinels: HostPort[]; name: string };
   /** Absent: the admin API answers 404. */
   adminToken?: string;
   /** Absent: only ADMIN_TOKEN opens the analysts' ad-hoc Cypher endpoint. */
@@ -52,7 +58,14 @@ export interface Config {
   publicUrl: string;
 }
 
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
 const intString = { type: 'string', pattern: '^[0-9]+$' } as const;
+// Comma-separated host:port pairs (a host name, an IPv4 address or a bracketed IPv6 one).
+const hostPorts = { type: 'string', pattern: '^\\s*(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}\\s*(,\\s*(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}\\s*)*$' } as const;
 
 // Every variable the service reads, described once: validated here, listed in the README.
 const envSchema = {
@@ -66,6 +79,9 @@ const envSchema = {
     NEO4J_DATABASE: { type: 'string', minLength: 1 },
     NEO4J_READ_TIMEOUT_MS: intString,
     REDIS_URL: { type: 'string', pattern: '^rediss?://.+' },
+    REDIS_CLUSTER_NODES: hostPorts,
+    REDIS_SENTINELS: hostPorts,
+    REDIS_SENTINEL_NAME: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' },
     ADMIN_TOKEN: { type: 'string', minLength: 16 },
     ANALYST_TOKEN: { type: 'string', minLength: 16 },
     METRICS_TOKEN: { type: 'string', minLength: 1 },
@@ -99,6 +115,13 @@ const envSchema = {
  */
 export const auditRecording = (env: NodeJS.ProcessEnv = process.env): boolean => env.AUDIT !== 'off';
 
+/** `host:port,host:port` (validated by the schema's pattern). */
+const hostPortList = (value: string): HostPort[] =>
+  value.split(',').map((entry) => {
+    const at = entry.trim().lastIndexOf(':');
+    return { host: entry.trim().slice(0, at).replace(/^\[|\]$/g, ''), port: Number(entry.trim().slice(at + 1)) };
+  });
+
 /** A comma-separated list, lower-cased, empty entries dropped. */
 const list = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
 
@@ -116,6 +139,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = (validate.errors ?? []).map((e) => `${e.instancePath.slice(1)} ${e.message}`);
     throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
   }
+  const redisChoices = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'].filter((k) => relevant[k] !== undefined);
+  if (redisChoices.length > 1) throw new ConfigError(`Invalid configuration: set one of ${redisChoices.join(', ')}, not several`);
+  if ((relevant.REDIS_SENTINELS === undefined) !== (relevant.REDIS_SENTINEL_NAME === undefined)) {
+    throw new ConfigError('Invalid configuration: REDIS_SENTINELS and REDIS_SENTINEL_NAME go together');
+  }
   const int = (name: string, fallback: number) =>
     relevant[name] === undefined ? fallback : Number.parseInt(relevant[name] as string, 10);
   const rate = relevant.RATE_LIMIT_PER_KEY_PER_MINUTE;
@@ -131,6 +159,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       readTimeoutMs: int('NEO4J_READ_TIMEOUT_MS', 30_000),
     },
     redisUrl: relevant.REDIS_URL,
+    redisCluster: relevant.REDIS_CLUSTER_NODES === undefined ? undefined : { nodes: hostPortList(relevant.REDIS_CLUSTER_NODES) },
+    redisSentinel: relevant.REDIS_SENTINELS === undefined ? undefined : { sentinels: hostPortList(relevant.REDIS_SENTINELS), name: relevant.REDIS_SENTINEL_NAME! },
     adminToken: relevant.ADMIN_TOKEN,
     analystToken: relevant.ANALYST_TOKEN,
     metricsToken: relevant.METRICS_TOKEN,

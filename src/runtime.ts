@@ -10,7 +10,7 @@ import { type Clock, systemClock } from './infra/ids.js';
 import { type LocalServer, startNeo4j, startRedis } from './infra/local-deps.js';
 import { migrate } from './infra/migrations.js';
 import { GraphExecutor, createDriver } from './infra/neo4j.js';
-import { createRedis } from './infra/redis.js';
+import { createRedis, type RedisTarget, redisTargetOf } from './infra/redis.js';
 import { answerClientErrors } from './http/error-handler.js';
 import { Metrics } from './http/observability.js';
 import { type AppServices, createServices } from './services.js';
@@ -21,8 +21,14 @@ export function createLogger(level: string): Logger {
   return pino({ level, redact: ['req.headers.authorization', 'headers.authorization', 'authorization'] });
 }
 
+/** Where the service finds Neo4j and Redis. */
+export interface Endpoints {
+  neo4jUri: string;
+  redis: RedisTarget;
+}
+
 /** Neo4j and Redis as configured, or started by the project itself when their URLs are not set. */
-export async function ensureDependencies(config: Config, logger: Logger): Promise<{ neo4jUri: string; redisUrl: string; stop: () => Promise<void> }> {
+export async function ensureDependencies(config: Config, logger: Logger): Promise<Endpoints & { stop: () => Promise<void> }> {
   const started: LocalServer[] = [];
   try {
     let neo4jUri = config.neo4j.uri;
@@ -32,8 +38,8 @@ export async function ensureDependencies(config: Config, logger: Logger): Promis
       started.push(neo4j);
       neo4jUri = neo4j.url;
     }
-    let redisUrl = config.redisUrl;
-    if (!redisUrl) {
+    let redisUrl: string | undefined;
+    if (!config.redisUrl && !config.redisCluster && !config.redisSentinel) {
       logger.info('REDIS_URL not set: starting redis-server');
       const redis = await startRedis({ dataDir: config.dataDir });
       started.push(redis);
@@ -43,11 +49,11 @@ export async function ensureDependencies(config: Config, logger: Logger): Promis
     const endpointsFile = path.join(config.dataDir, 'endpoints.json');
     if (started.length > 0) {
       mkdirSync(config.dataDir, { recursive: true });
-      writeFileSync(endpointsFile, JSON.stringify({ neo4jUri, redisUrl, pid: process.pid }, null, 2));
+      writeFileSync(endpointsFile, JSON.stringify({ neo4jUri, redis: redisTargetOf(config, redisUrl), pid: process.pid }, null, 2));
     }
     return {
       neo4jUri,
-      redisUrl,
+      redis: redisTargetOf(config, redisUrl),
       stop: async () => {
         if (started.length > 0) rmSync(endpointsFile, { force: true });
         await Promise.all(started.map((s) => s.stop()));
@@ -75,12 +81,12 @@ export interface RunningService {
 export async function startService(
   config: Config,
   logger: Logger,
-  endpoints: { neo4jUri: string; redisUrl: string },
+  endpoints: Endpoints,
   options: { clock?: Clock; validateResponses?: boolean } = {},
 ): Promise<RunningService> {
   const driver = createDriver({ ...config.neo4j, uri: endpoints.neo4jUri });
   const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog(), { readTimeoutMs: config.neo4j.readTimeoutMs });
-  const redis = createRedis(endpoints.redisUrl);
+  const redis = createRedis(endpoints.redis);
   // The services see the Neo4j in use, self-started or not (the analysts' query processes connect to it themselves).
   const resolved: Config = { ...config, neo4j: { ...config.neo4j, uri: endpoints.neo4jUri } };
   const services = createServices({ config: resolved, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
@@ -100,7 +106,7 @@ export async function startService(
     throw err;
   }
   services.gate.start();
-  const dispatcher = new WebhookDispatcher({ graph, redisUrl: endpoints.redisUrl, config, logger, clock: options.clock ?? systemClock });
+  const dispatcher = new WebhookDispatcher({ graph, redis: endpoints.redis, config, logger, clock: options.clock ?? systemClock });
   dispatcher.start();
   // Audit retention, hourly (and once at start); a failed pass is tried again at the next.
   const purge = () => void services.audit.purgeExpired().catch((err) => logger.warn({ err: (err as Error).message }, 'audit retention pass failed'));

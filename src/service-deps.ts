@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './infra/redis.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { RequestGate } from './gate/gate.js';
@@ -11,7 +11,7 @@ export interface Infra {
   config: Config;
   logger: Logger;
   graph: GraphExecutor;
-  redis: Redis;
+  redis: RedisClient;
   clock: Clock;
   metrics: Metrics;
 }

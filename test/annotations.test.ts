@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { redisKeys } from '../src/gate/redis-keys.js';
 import { type TestWorkspace, addMember, createUser, createWorkspace, problem, request } from './support/api.js';
 import { createAgent } from './support/agents.js';
-import { env } from './support/harness.js';
+import { env, testRedis } from './support/harness.js';
 import { createNode, linkPlaybook } from './support/nodes.js';
 import { createPlaybook } from './support/playbooks.js';
 
@@ -254,7 +253,7 @@ describe('annotations', () => {
   it('changes the graph generation after a create and a delete, not after a refused request', async () => {
     const { w, playbook } = await workspaceWithTargets();
     const viewer = await addMember(w, 'viewer');
-    const redis = new Redis(env.deps.redisUrl);
+    const redis = testRedis();
     try {
       const generation = async () => redis.get(redisKeys.graphGeneration(w.workspaceId));
       const before = await generation();

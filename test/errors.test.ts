@@ -89,7 +89,7 @@ describe('errors are problem+json', () => {
         upstream.on('error', end).on('close', end);
       });
       await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
-      const api = await apiWith(`bolt://127.0.0.1:${(relay.address() as { port: number }).port}`, env.deps.redisUrl, { redisUp: true });
+      const api = await apiWith(`bolt://127.0.0.1:${(relay.address() as { port: number }).port}`, env.deps.redis, { redisUp: true });
       url = api.url;
       close = async () => {
         await api.close();
@@ -114,7 +114,7 @@ describe('errors are problem+json', () => {
 
     before(async () => {
       // An API whose Neo4j is a closed port and whose Redis is the real one, then one with a dead Redis.
-      ({ url, close } = await apiWith('bolt://127.0.0.1:1', env.deps.redisUrl, { redisUp: true }));
+      ({ url, close } = await apiWith('bolt://127.0.0.1:1', env.deps.redis, { redisUp: true }));
     });
     after(() => close());
 

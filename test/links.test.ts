@@ -1,8 +1,7 @@
 import { linkTypes } from '@playbooks/client';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { redisKeys } from '../src/gate/redis-keys.js';
-import { env } from './support/harness.js';
+import { env, testRedis } from './support/harness.js';
 import { type TestUser, type TestWorkspace, addMember, createWorkspace, problem, request } from './support/api.js';
 import { archiveNode, createNode, getNode, link, linkPlaybook, restoreNode, unlink, updateNode } from './support/nodes.js';
 import { createPlaybook } from './support/playbooks.js';
@@ -202,7 +201,7 @@ describe('links', () => {
   });
 
   it('moves the workspace’s graph generation on every node and link change', async () => {
-    const redis = new Redis(env.deps.redisUrl);
+    const redis = testRedis();
     try {
       const key = redisKeys.graphGeneration(space.workspaceId);
       const seen = new Set<string | null>([await redis.get(key)]);

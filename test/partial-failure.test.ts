@@ -158,8 +158,8 @@ describe('Idempotency-Key', () => {
   it('a key whose request failed while Redis was away is free again as soon as Redis is back', async () => {
     // Two connections to the run's Redis: the one that claims (and loses Redis while its request runs), and another
     // process's, which a retry reaches.
-    const mine = createRedis(env.deps.redisUrl);
-    const theirs = createRedis(env.deps.redisUrl);
+    const mine = createRedis(env.deps.redis);
+    const theirs = createRedis(env.deps.redis);
     await Promise.all([mine.connect(), theirs.connect()]);
     try {
       const scope = { workspaceId: `ws_${unique('outage')}`, callerKeyId: 'key_outage' };
@@ -186,7 +186,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('a claim ends only the request that made it: a late release after the key was taken again frees nothing', async () => {
-    const redis = createRedis(env.deps.redisUrl);
+    const redis = createRedis(env.deps.redis);
     await redis.connect();
     try {
       const store = new IdempotencyStore(redis);
@@ -222,7 +222,7 @@ describe('when Neo4j does not answer', () => {
     blackHole = createServer(() => {});
     const port = await freePort();
     await new Promise<void>((r) => blackHole.listen(port, '127.0.0.1', () => r()));
-    api = await apiWith(`bolt://127.0.0.1:${port}`, env.deps.redisUrl, { redisUp: true, env: { NEO4J_READ_TIMEOUT_MS: String(readTimeoutMs) } });
+    api = await apiWith(`bolt://127.0.0.1:${port}`, env.deps.redis, { redisUp: true, env: { NEO4J_READ_TIMEOUT_MS: String(readTimeoutMs) } });
   });
   after(async () => {
     await api?.close();

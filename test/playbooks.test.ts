@@ -2,10 +2,9 @@ import { expect } from 'chai';
 import { type TestWorkspace, addMember, createUser, createWorkspace, problem, request, unique } from './support/api.js';
 import { createAgent } from './support/agents.js';
 import { createPlaybook, createVersion, getPlaybook } from './support/playbooks.js';
-import { Redis } from 'ioredis';
 import { slugify } from '../src/http/slug.js';
 import { redisKeys } from '../src/gate/redis-keys.js';
-import { env } from './support/harness.js';
+import { env, testRedis } from './support/harness.js';
 
 const content = { instructions: 'Plan the launch', steps: ['brief', 'review'], owner: { team: 'marketing' } };
 
@@ -578,7 +577,7 @@ describe('playbooks', () => {
 
   it('bumps the workspace graph generation after every committed change, and not after a refused one', async () => {
     const ws = await createWorkspace();
-    const redis = new Redis(env.deps.redisUrl);
+    const redis = testRedis();
     try {
       const generation = () => redis.get(redisKeys.graphGeneration(ws.workspaceId));
       const k = ws.owner.key;

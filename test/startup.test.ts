@@ -44,13 +44,25 @@ describe('configuration', () => {
       .and.matches(/LOG_LEVEL/);
     expect(() => loadConfig({ ADMIN_TOKEN: 'short' })).to.throw(ConfigError, /ADMIN_TOKEN/);
   });
+
+  it('reads a Redis Cluster or a Sentinel set-up, and refuses one named twice or half named', () => {
+    const cluster = loadConfig({ REDIS_CLUSTER_NODES: 'redis-a:7000, 10.0.0.2:7001,[::1]:7002' });
+    expect(cluster.redisCluster).to.deep.equal({ nodes: [{ host: 'redis-a', port: 7000 }, { host: '10.0.0.2', port: 7001 }, { host: '::1', port: 7002 }] });
+    expect(cluster.redisUrl).to.equal(undefined);
+    const sentinel = loadConfig({ REDIS_SENTINELS: 's1:26379,s2:26379,s3:26379', REDIS_SENTINEL_NAME: 'playbooks' });
+    expect(sentinel.redisSentinel).to.deep.equal({ sentinels: [1, 2, 3].map((n) => ({ host: `s${n}`, port: 26379 })), name: 'playbooks' });
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-a' })).to.throw(ConfigError, /REDIS_CLUSTER_NODES/);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:1', REDIS_URL: 'redis://b:2' })).to.throw(ConfigError, /set one of REDIS_URL, REDIS_CLUSTER_NODES/);
+    expect(() => loadConfig({ REDIS_SENTINELS: 's1:26379' })).to.throw(ConfigError, /REDIS_SENTINEL_NAME/);
+    expect(() => loadConfig({ REDIS_SENTINEL_NAME: 'playbooks' })).to.throw(ConfigError, /REDIS_SENTINELS/);
+  });
 });
 
 describe('the CLI', () => {
   it('bootstraps a user, a key and a workspace, and that key reaches the workspace', async () => {
     const email = `${unique('cli')}@example.test`;
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'bootstrap', '--email', email, '--name', 'Cli User', '--workspace', 'From CLI'], {
-      env: { ...process.env, NEO4J_URI: env.deps.neo4jUri, REDIS_URL: env.deps.redisUrl, LOG_LEVEL: 'silent' },
+      env: { ...process.env, NEO4J_URI: env.deps.neo4jUri, ...env.deps.redisEnv, LOG_LEVEL: 'silent' },
     });
     const out = JSON.parse(stdout);
     expect(out.user).to.include({ email, name: 'Cli User' });
@@ -63,7 +75,7 @@ describe('the CLI', () => {
 
   it('says what is wrong, in one line, with exit code 1', async () => {
     const failure = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-key'], {
-      env: { ...process.env, NEO4J_URI: env.deps.neo4jUri, REDIS_URL: env.deps.redisUrl, LOG_LEVEL: 'silent' },
+      env: { ...process.env, NEO4J_URI: env.deps.neo4jUri, ...env.deps.redisEnv, LOG_LEVEL: 'silent' },
     }).then(
       () => undefined,
       (err: { code: number; stderr: string }) => err,

@@ -1,5 +1,5 @@
 import { hash, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/redis.js';
 import { AppError } from '../errors.js';
 import { guardRedis } from '../infra/redis.js';
 import { redisKeys } from './redis-keys.js';
@@ -57,7 +57,7 @@ interface Settlement {
 export class IdempotencyStore {
   private readonly owed = new Map<string, Settlement>();
 
-  constructor(private readonly redis: Redis) {
+  constructor(private readonly redis: RedisClient) {
     redis.on('ready', () => void this.settleOwed());
   }
 

@@ -1,9 +1,8 @@
-import type { Redis } from 'ioredis';
+import { guardRedis, pipelineEach, type RedisClient } from '../infra/redis.js';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/caller.js';
 import type { PlanLimits } from '../config.js';
 import { AppError, notFound } from '../errors.js';
-import { guardRedis } from '../infra/redis.js';
 import { dayOf, nextPeriodStart, periodOf } from './period.js';
 import { redisKeys } from './redis-keys.js';
 import type { GateRepository, RetrievalDelta } from './repository.js';
@@ -31,7 +30,7 @@ export interface QuotaCrossing {
 }
 
 export interface QuotaDeps {
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   clock: () => Date;
   plans: PlanLimits;
@@ -145,9 +144,13 @@ export class QuotaMeter {
     const entries = [...this.changed].map((t) => t.split('|') as [string, string]);
     this.changed.clear();
     try {
-      const values = await this.deps.redis.mget(...entries.map(([ws, period]) => redisKeys.quota(ws, period)));
+      // One GET per counter, not an MGET: on a Redis Cluster the workspaces' counters live on different nodes.
+      const values = await pipelineEach(this.deps.redis, entries.map(([ws, period]) => {
+        const key = redisKeys.quota(ws, period);
+        return { key, add: (p) => p.get(key) };
+      }));
       const counts = entries
-        .map(([workspaceId, period], i) => ({ workspaceId, period, used: Number(values[i] ?? NaN) }))
+        .map(([workspaceId, period], i) => ({ workspaceId, period, used: values[i][0] ? NaN : Number(values[i][1] ?? NaN) }))
         .filter((c) => Number.isFinite(c.used));
       if (counts.length > 0) await this.repo.persistUsage(counts, this.deps.clock().toISOString());
     } catch (err) {

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import DataLoader from 'dataloader';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import { projectRoot } from '../infra/project-root.js';
+import { pipelineEach, type RedisClient } from '../infra/redis.js';
 import { redisKeys } from './redis-keys.js';
 
 /** What one request asks Redis. */
@@ -64,7 +65,7 @@ export class GateRoundTrip {
   count = 0;
   private readonly loader: DataLoader<GateQuery, GateReading>;
 
-  constructor(private readonly redis: Redis) {
+  constructor(private readonly redis: RedisClient) {
     redis.defineCommand('requestGate', { lua: script });
     this.loader = new DataLoader((queries) => this.send(queries), {
       cache: false,
@@ -97,7 +98,7 @@ export class GateRoundTrip {
       ratePlace[i] = counter.requests++;
     });
     const fresh = randomUUID();
-    const scripts: (string | number)[][] = [];
+    const scripts: { key: string; args: (string | number)[] }[] = [];
     for (const [workspaceId, group] of byWorkspace) {
       const { period, day } = group[0].query;
       const keys = [
@@ -111,20 +112,19 @@ export class GateRoundTrip {
         if (at < 0) at = keys.push(mark) - 1;
         args.push(at + 1, query.metered ? 1 : 0);
       }
-      scripts.push([keys.length, ...keys, counterTtlSeconds, fresh, ...args]);
+      scripts.push({ key: keys[0], args: [keys.length, ...keys, counterTtlSeconds, fresh, ...args] });
     }
     this.count += 1;
     let results: [Error | null, unknown][];
     if (scripts.length === 1 && rateKeys.size === 0) {
       // The usual turn (one workspace, no rate limit) needs no pipeline around its one command.
-      results = [[null, await (this.redis as Redis & GateCommand).requestGate(...scripts[0])]];
+      results = [[null, await (this.redis as RedisClient & GateCommand).requestGate(...scripts[0].args)]];
     } else {
-      const pipeline = this.redis.pipeline() as ChainableCommander & GateCommand;
-      for (const script of scripts) pipeline.requestGate(...script);
-      for (const [key, { requests }] of rateKeys) pipeline.incrby(key, requests).expire(key, rateTtlSeconds);
-      const replies = await pipeline.exec();
-      if (!replies) throw new Error('Redis pipeline was discarded');
-      results = replies;
+      // On a Redis Cluster the commands go to their own nodes, each node's share in one pipeline, all at once.
+      results = await pipelineEach(this.redis, [
+        ...scripts.map(({ key, args }) => ({ key, add: (p: ChainableCommander) => (p as ChainableCommander & GateCommand).requestGate(...args) })),
+        ...[...rateKeys].map(([key, { requests }]) => ({ key, replies: 2, add: (p: ChainableCommander) => p.incrby(key, requests).expire(key, rateTtlSeconds) })),
+      ]);
     }
 
     // The replies are read in place: each request's reading is the one object made for it.

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { ChainableCommander, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
-import { execAll, guardRedis } from '../infra/redis.js';
+import { execEach, guardRedis, type PipelineCommand, type RedisClient } from '../infra/redis.js';
 import type { AccessCache } from './access-cache.js';
 import { redisKeys } from './redis-keys.js';
 import type { GateRepository, PendingSignal } from './repository.js';
@@ -24,7 +23,7 @@ export class ChangeSignals {
   private delivering?: Promise<void>;
 
   constructor(
-    private readonly deps: { redis: Redis; logger: Logger; clock: () => Date },
+    private readonly deps: { redis: RedisClient; logger: Logger; clock: () => Date },
     private readonly repo: GateRepository,
     private readonly cache: AccessCache,
   ) {}
@@ -47,12 +46,7 @@ export class ChangeSignals {
    */
   async accessChanged(workspaceIds: string[], revokedKeyHashes: string[] = []): Promise<void> {
     this.cache.clear();
-    const pipeline = this.deps.redis.pipeline();
-    for (const workspaceId of new Set(workspaceIds)) {
-      for (const hash of revokedKeyHashes) pipeline.set(redisKeys.revokedKey(workspaceId, hash), '1', 'EX', revokedMarkSeconds);
-      pipeline.set(redisKeys.authEpoch(workspaceId), randomUUID());
-    }
-    await this.signal(pipeline, [...new Set(workspaceIds)].map((workspaceId) => ({ workspaceId, graph: false, access: true, keyHashes: revokedKeyHashes })));
+    await this.signal([...new Set(workspaceIds)].map((workspaceId) => ({ workspaceId, graph: false, access: true, keyHashes: revokedKeyHashes })));
   }
 
   /**
@@ -61,8 +55,7 @@ export class ChangeSignals {
    * cannot be reached the change is still a success: the new generation is owed (see owe).
    */
   async graphChanged(workspaceId: string): Promise<void> {
-    const pipeline = this.deps.redis.pipeline().set(redisKeys.graphGeneration(workspaceId), randomUUID());
-    await this.signal(pipeline, [{ workspaceId, graph: true, access: false, keyHashes: [] }]);
+    await this.signal([{ workspaceId, graph: true, access: false, keyHashes: [] }]);
   }
 
   /** Forget the cached limit after a plan or limit change. */
@@ -82,9 +75,7 @@ export class ChangeSignals {
         for (;;) {
           const signals = await this.repo.pendingSignals();
           if (signals.length === 0) break;
-          const pipeline = this.deps.redis.pipeline();
-          for (const signal of signals) this.queueSignal(pipeline, signal);
-          await execAll(pipeline);
+          await execEach(this.deps.redis, signals.flatMap(commandsOf));
           await this.repo.deletePendingSignals(signals.map((signal) => signal.id));
         }
         if (this.owed === owedBefore) this.owing = false;
@@ -98,12 +89,12 @@ export class ChangeSignals {
   }
 
   /** Sends a change's signal; when Redis cannot be reached, owes it instead. */
-  private async signal(pipeline: ChainableCommander, owed: Omit<PendingSignal, 'id'>[]): Promise<void> {
+  private async signal(signals: Omit<PendingSignal, 'id'>[]): Promise<void> {
     try {
-      await execAll(pipeline);
+      await execEach(this.deps.redis, signals.flatMap(commandsOf));
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'service_unavailable')) throw err;
-      await this.owe(owed);
+      await this.owe(signals);
     }
   }
 
@@ -119,13 +110,20 @@ export class ChangeSignals {
     const now = this.deps.clock().toISOString();
     for (const signal of signals) await this.repo.recordPendingSignal({ id: randomUUID(), ...signal }, now);
   }
+}
 
-  private queueSignal(pipeline: ChainableCommander, signal: PendingSignal): void {
-    const { workspaceId } = signal;
-    if (signal.graph) pipeline.set(redisKeys.graphGeneration(workspaceId), randomUUID());
-    if (signal.access) {
-      for (const hash of signal.keyHashes) pipeline.set(redisKeys.revokedKey(workspaceId, hash), '1', 'EX', revokedMarkSeconds);
-      pipeline.set(redisKeys.authEpoch(workspaceId), randomUUID());
+/** What a signal writes: a new generation, or revoked marks and a new epoch; every key has the workspace's tag. */
+function commandsOf(signal: Omit<PendingSignal, 'id'>): PipelineCommand[] {
+  const { workspaceId } = signal;
+  const set = (key: string): PipelineCommand => ({ key, add: (p) => p.set(key, randomUUID()) });
+  const commands: PipelineCommand[] = [];
+  if (signal.graph) commands.push(set(redisKeys.graphGeneration(workspaceId)));
+  if (signal.access) {
+    for (const hash of signal.keyHashes) {
+      const key = redisKeys.revokedKey(workspaceId, hash);
+      commands.push({ key, add: (p) => p.set(key, '1', 'EX', revokedMarkSeconds) });
     }
+    commands.push(set(redisKeys.authEpoch(workspaceId)));
   }
+  return commands;
 }

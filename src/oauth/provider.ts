@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/redis.js';
 import type { Context } from 'koa';
 import Provider, { type Configuration, type ErrorOut, type KoaContextWithOIDC, errors, interactionPolicy } from 'oidc-provider';
 import { mcpEndpointWorkspace, mcpScope } from '../auth/mcp-resource.js';
@@ -9,7 +9,7 @@ const accessTokenSeconds = 15 * 60;
 
 export interface ProviderOptions {
   issuer: string;
-  redis: Redis;
+  redis: RedisClient;
   /** Signing keys and cookie keys, the same on every API process (src/oauth/repository.ts keeps them). */
   jwks: { keys: object[] };
   cookieKeys: string[];

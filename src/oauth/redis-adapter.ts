@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/redis.js';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { mcpEndpointWorkspace } from '../auth/mcp-resource.js';
 import type { FindBearerToken } from '../gate/admission.js';
@@ -33,7 +33,7 @@ const userCodeKey = (code: string) => `{${code}}:oauth:user-code`;
  * `grantEnded` runs when a grant's record is removed (the provider revoking a grant whose code or refresh token was
  * used twice, or a person revoking it), before the provider answers: its tokens are refused from then on.
  */
-export function redisAdapter(redis: Redis, grantEnded: (grantId: string) => Promise<void>): new (model: string) => Adapter {
+export function redisAdapter(redis: RedisClient, grantEnded: (grantId: string) => Promise<void>): new (model: string) => Adapter {
   return class RedisAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
@@ -115,7 +115,7 @@ interface AccessTokenRecord {
 }
 
 /** The request gate's look-up of an OAuth access token: Redis alone (the gate reads the grant from Neo4j itself). */
-export function bearerTokenFinder(redis: Redis, clock: () => Date): FindBearerToken {
+export function bearerTokenFinder(redis: RedisClient, clock: () => Date): FindBearerToken {
   return async (token) => {
     // An opaque token is its own record's id; anything else cannot name a record.
     if (!/^[\w-]{20,100}$/.test(token)) return undefined;

@@ -1,10 +1,10 @@
 import { type Job, Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { storedActor } from '../audit/recorder.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../infra/ids.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
+import { createRedis, type RedisClient, type RedisTarget } from '../infra/redis.js';
 import { type NextDelivery, WebhookRepository } from './repository.js';
 import { SecretBox } from '../infra/secret-box.js';
 import { sendWebhook } from './sender.js';
@@ -52,14 +52,14 @@ export class WebhookDispatcher {
   private readonly secrets: SecretBox;
   private queue?: Queue<DrainJob>;
   private worker?: Worker<DrainJob>;
-  private connections: Redis[] = [];
+  private connections: RedisClient[] = [];
   private timer?: NodeJS.Timeout;
   private relaying?: Promise<void>;
   /** Deliveries sent successfully by this process (the benchmark reads it). */
   delivered = 0;
 
   constructor(
-    private readonly deps: { graph: GraphExecutor; redisUrl: string; config: Config; logger: Logger; clock: Clock },
+    private readonly deps: { graph: GraphExecutor; redis: RedisTarget; config: Config; logger: Logger; clock: Clock },
   ) {
     this.repo = new WebhookRepository(deps.graph);
     this.secrets = SecretBox.fromConfig(deps.config);
@@ -69,7 +69,7 @@ export class WebhookDispatcher {
     const { webhooks } = this.deps.config;
     // BullMQ's own connections (blocking commands; it requires maxRetriesPerRequest null), apart from the gate's.
     const connect = () => {
-      const redis = new Redis(this.deps.redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true, retryStrategy: (n) => Math.min(n * 200, 2_000) });
+      const redis = createRedis(this.deps.redis, { lazyConnect: false, maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined });
       redis.on('error', (err) => this.deps.logger.debug({ err: err.message }, 'webhook queue redis error'));
       this.connections.push(redis);
       return redis;

@@ -24,7 +24,8 @@ export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise
     env: {
       ...process.env,
       NEO4J_URI: env.deps.neo4jUri,
-      REDIS_URL: env.deps.redisUrl,
+      // A process told of a Redis of its own uses that one instead of the run's.
+      ...(Object.keys(extraEnv).some((k) => k.startsWith('REDIS_')) ? {} : env.deps.redisEnv),
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_TOKEN: adminToken,

@@ -1,11 +1,10 @@
 import { once } from 'node:events';
-import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { QueryCatalog } from '../../src/infra/cypher-files.js';
 import { GraphExecutor, createDriver } from '../../src/infra/neo4j.js';
-import { createRedis } from '../../src/infra/redis.js';
+import { createRedis, type RedisClient, type RedisTarget } from '../../src/infra/redis.js';
 import { createServices } from '../../src/services.js';
 import { type RunningService, createLogger, startService } from '../../src/runtime.js';
 import type { TestDependencies } from './dependencies.js';
@@ -25,7 +24,8 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     ANALYST_TOKEN: analystToken,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     NEO4J_URI: env.deps.neo4jUri,
-    REDIS_URL: env.deps.redisUrl,
+    // A test that names a Redis of its own (REDIS_URL) uses that one instead of the run's.
+    ...(overrides.REDIS_URL ? {} : env.deps.redisEnv),
     SHUTDOWN_GRACE_MS: '2000',
     // Webhook receivers in tests listen on 127.0.0.1, and retries come within milliseconds.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
@@ -43,7 +43,7 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
 /** Another API process-in-miniature (own driver, Redis connections and caches) for tests that need two. */
 export async function startExtraService(overrides: NodeJS.ProcessEnv = {}, options: Parameters<typeof startService>[3] = {}): Promise<RunningService> {
   const config = testConfig(overrides);
-  const endpoints = { neo4jUri: config.neo4j.uri ?? env.deps.neo4jUri, redisUrl: config.redisUrl ?? env.deps.redisUrl };
+  const endpoints = { neo4jUri: config.neo4j.uri ?? env.deps.neo4jUri, redis: config.redisUrl ?? env.deps.redis };
   return startService(config, createLogger(config.logLevel), endpoints, { validateResponses: true, ...options });
 }
 
@@ -51,11 +51,11 @@ export async function startExtraService(overrides: NodeJS.ProcessEnv = {}, optio
  * A second API process in this test process, on its own port, whose Neo4j and Redis are the given URLs (a
  * closed port, a relay, or the real ones). Redis is connected only when it is expected to answer.
  */
-export async function apiWith(neo4jUri: string, redisUrl: string, options: { redisUp: boolean; env?: NodeJS.ProcessEnv }): Promise<{ url: string; close: () => Promise<void> }> {
+export async function apiWith(neo4jUri: string, redisTarget: RedisTarget, options: { redisUp: boolean; env?: NodeJS.ProcessEnv }): Promise<{ url: string; close: () => Promise<void> }> {
   const config = testConfig(options.env);
   const driver = createDriver({ ...config.neo4j, uri: neo4jUri });
   const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog(), { readTimeoutMs: config.neo4j.readTimeoutMs });
-  const redis = createRedis(redisUrl);
+  const redis = createRedis(redisTarget);
   if (options.redisUp) await redis.connect();
   else redis.on('error', () => {});
   const app = createApp(createServices({ config, logger: pino({ level: 'silent' }), graph, redis }));
@@ -75,9 +75,14 @@ export async function apiWith(neo4jUri: string, redisUrl: string, options: { red
  * Drops a Redis connection as an outage would, and waits until it is closed: ioredis refuses a connect() while the
  * connection it is closing still counts as connected.
  */
-export async function dropRedis(redis: Redis): Promise<void> {
+export async function dropRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'end') return;
   const ended = once(redis, 'end');
   redis.disconnect();
   await ended;
+}
+
+/** A connection of the test's own to the run's Redis (one server, cluster or sentinel), to look at its keys. */
+export function testRedis(): RedisClient {
+  return createRedis(env.deps.redis, { lazyConnect: false, enableOfflineQueue: true });
 }

@@ -1,0 +1,207 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { type Reply, type TestWorkspace, createWorkspace, problem, request, unique } from './support/api.js';
+import { type ApiProcess, startApiProcess } from './support/api-process.js';
+import { createAgent } from './support/agents.js';
+import { adminToken, env } from './support/harness.js';
+import { type RedisClusterServers, type RedisSentinelServers, startRedisCluster, startRedisSentinel } from './support/redis-topologies.js';
+
+/**
+ * Three API processes (real OS processes) behind no balancer but the test's own round robin, on a 3-master Redis
+ * Cluster with a replica each and on the run's Neo4j through the routing scheme (neo4j://), as a deployment past
+ * one machine runs them. Every change goes through one of the three: they share this cluster, not the run's Redis.
+ */
+describe('three API processes on a Redis Cluster and Neo4j through neo4j://', function () {
+  this.timeout(240_000);
+  let dataDir: string;
+  let cluster: RedisClusterServers;
+  let processes: ApiProcess[] = [];
+  const at = (i: number) => processes[i % processes.length].url;
+
+  before(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'playbooks-replicas-'));
+    cluster = await startRedisCluster(dataDir);
+    const settings = {
+      REDIS_CLUSTER_NODES: cluster.nodesSetting,
+      NEO4J_URI: env.deps.neo4jUri.replace(/^bolt:/, 'neo4j:'),
+      // The test's webhook receiver listens on loopback.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
+      WEBHOOK_RELAY_INTERVAL_MS: '200',
+    };
+    processes = await Promise.all([0, 1, 2].map(() => startApiProcess(settings)));
+  });
+  after(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+    await cluster?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const post = async (w: TestWorkspace, rest: string, body: object, baseUrl: string) => {
+    const res = await request('POST', w.path(rest), { token: w.owner.key, body, baseUrl });
+    expect(res.status, res.text).to.equal(201);
+    return res.body as { id: string };
+  };
+  const createNode = (w: TestWorkspace, content: string, baseUrl: string) => post(w, '/context-nodes', { title: unique('Node'), description: 'A replicated node', content }, baseUrl);
+  /** A playbook requiring one node, written through the three processes in turn. */
+  async function playbookWithContext(w: TestWorkspace): Promise<string> {
+    const playbook = await post(w, '/playbooks', { title: unique('Replicated'), version: { content: { instructions: 'Do the thing' } } }, at(0));
+    const node = await createNode(w, 'Context for the replicas', at(1));
+    await post(w, `/playbooks/${playbook.id}/links`, { targetId: node.id, linkType: 'requires' }, at(2));
+    return playbook.id;
+  }
+  const manifest = (w: TestWorkspace, playbookId: string, key: string, baseUrl: string) =>
+    request('GET', w.path(`/context/manifest?playbookId=${playbookId}`), { token: key, baseUrl });
+  const usage = async (w: TestWorkspace, baseUrl: string) => (await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl })).body;
+
+  it('a key revoked through one process is refused on the next request through each of the others', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    const agent = await createAgent(w);
+    for (let i = 0; i < 3; i++) expect((await manifest(w, playbookId, agent.key, at(i))).status).to.equal(200);
+    const revoked = await request('DELETE', w.path(`/agents/${agent.agentId}/keys/${agent.keyId}`), { token: w.owner.key, baseUrl: at(1) });
+    expect(revoked.status).to.equal(204);
+    for (let i = 0; i < 3; i++) problem(await manifest(w, playbookId, agent.key, at(i)), 401, 'unauthorized');
+  });
+
+  it('300 parallel retrievals over the three against a limit of 200 succeed exactly 200 times', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    const limited = await request('PATCH', `/api/v1/admin/workspaces/${w.workspaceId}`, { token: adminToken, body: { monthlyRetrievalLimit: 200 }, baseUrl: at(0) });
+    expect(limited.status).to.equal(200);
+    const answers: Reply[] = await Promise.all(Array.from({ length: 300 }, (_, i) => manifest(w, playbookId, w.owner.key, at(i))));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200), statuses.join(' ')).to.have.length(200);
+    expect(statuses.filter((s) => s === 429), statuses.join(' ')).to.have.length(100);
+    for (let i = 0; i < 3; i++) expect(await usage(w, at(i))).to.include({ used: 200, limit: 200, remaining: 0 });
+  });
+
+  it('delivers every webhook event once, though each process relays and delivers', async () => {
+    const received: string[] = [];
+    const server: Server = createServer((req, res) => {
+      const id = req.headers['webhook-id'];
+      req.resume();
+      req.on('end', () => {
+        if (typeof id === 'string') received.push(id);
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const w = await createWorkspace();
+      const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const sub = await request('POST', w.path('/webhooks'), { token: w.owner.key, body: { url: hook, eventTypes: ['node.created'] }, baseUrl: at(0) });
+      expect(sub.status, sub.text).to.equal(201);
+      const count = 30;
+      await Promise.all(Array.from({ length: count }, (_, i) => createNode(w, `Event ${i}`, at(i))));
+      const deadline = Date.now() + 30_000;
+      while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      // Long enough for a second delivery of any of them to arrive.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(received).to.have.length(count);
+      expect(new Set(received).size).to.equal(count);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('a Redis master killed under load costs a few seconds of 503 with Retry-After, then retrievals succeed again', async () => {
+    const w = await createWorkspace();
+    const playbookId = await playbookWithContext(w);
+    // Room for the whole load: a refusal here would be the quota's, not the failover's.
+    await request('PATCH', `/api/v1/admin/workspaces/${w.workspaceId}`, { token: adminToken, body: { monthlyRetrievalLimit: 1_000_000 }, baseUrl: at(0) });
+    const seen: { at: number; status: number; retryAfter: string | null }[] = [];
+    let running = true;
+    const load = async (lane: number) => {
+      for (let i = lane; running; i += 4) {
+        const res = await manifest(w, playbookId, w.owner.key, at(i));
+        seen.push({ at: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after') });
+      }
+    };
+    const lanes = [0, 1, 2, 3].map(load);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const killedAt = Date.now();
+    await cluster.killMasterOf(`{${w.workspaceId}}:x`);
+    const promoted = Date.now();
+    // Load goes on until the processes have answered nothing but 200 for a while after the failover.
+    const deadline = promoted + 60_000;
+    while (Date.now() < deadline && Date.now() - Math.max(promoted, lastNon200(seen)) < 3_000) await new Promise((r) => setTimeout(r, 100));
+    running = false;
+    await Promise.all(lanes);
+
+    const failures = seen.filter((s) => s.status !== 200);
+    for (const f of failures) {
+      expect(f.status, JSON.stringify(f)).to.equal(503);
+      expect(f.retryAfter, 'a 503 says when to come back').to.match(/^\d+$/);
+    }
+    if (failures.length > 0) {
+      const outage = failures[failures.length - 1].at - failures[0].at;
+      expect(outage, `503s from ${failures[0].at - killedAt} ms after the kill for ${outage} ms`).to.be.below(15_000);
+    }
+    expect(seen.slice(-10).every((s) => s.status === 200), 'retrievals succeed again').to.equal(true);
+
+    // The count lost is at most what Redis had acknowledged but not yet replicated when its master died.
+    const succeeded = seen.filter((s) => s.status === 200).length;
+    const justBefore = seen.filter((s) => s.status === 200 && s.at <= killedAt && s.at > killedAt - 1_000).length;
+    const { used } = await usage(w, at(0));
+    expect(used).to.be.within(succeeded - justBefore, succeeded);
+    console.log(`      failover: ${failures.length} answers of 503 over ${failures.length ? failures[failures.length - 1].at - failures[0].at : 0} ms; ${succeeded} retrievals succeeded, ${used} counted`);
+  });
+});
+
+describe('an API process on Redis Sentinel', function () {
+  this.timeout(240_000);
+  let dataDir: string;
+  let sentinel: RedisSentinelServers;
+  let api: ApiProcess;
+
+  before(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'playbooks-sentinel-'));
+    sentinel = await startRedisSentinel(dataDir);
+    api = await startApiProcess({ REDIS_SENTINELS: sentinel.sentinelsSetting, REDIS_SENTINEL_NAME: sentinel.name });
+  });
+  after(async () => {
+    await api?.stop();
+    await sentinel?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('follows the master the sentinels promote: a few seconds of 503 with Retry-After, then retrievals and writes succeed', async () => {
+    const w = await createWorkspace();
+    const created = await request('POST', w.path('/playbooks'), { token: w.owner.key, body: { title: unique('Watched'), version: { content: { instructions: 'Go' } } }, baseUrl: api.url });
+    expect(created.status).to.equal(201);
+    await request('PATCH', `/api/v1/admin/workspaces/${w.workspaceId}`, { token: adminToken, body: { monthlyRetrievalLimit: 1_000_000 }, baseUrl: api.url });
+    const seen: { at: number; status: number; retryAfter: string | null }[] = [];
+    let running = true;
+    const lanes = [0, 1].map(async () => {
+      while (running) {
+        const res = await request('GET', w.path(`/context/manifest?playbookId=${created.body.id}`), { token: w.owner.key, baseUrl: api.url });
+        seen.push({ at: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after') });
+      }
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    await sentinel.killMaster();
+    const promoted = Date.now();
+    while (Date.now() - promoted < 60_000 && Date.now() - Math.max(promoted, lastNon200(seen)) < 3_000) await new Promise((r) => setTimeout(r, 100));
+    running = false;
+    await Promise.all(lanes);
+    const failures = seen.filter((s) => s.status !== 200);
+    for (const f of failures) {
+      expect(f.status, JSON.stringify(f)).to.equal(503);
+      expect(f.retryAfter).to.match(/^\d+$/);
+    }
+    expect(seen.slice(-10).every((s) => s.status === 200), 'retrievals succeed again').to.equal(true);
+    const renamed = await request('PATCH', w.path(`/playbooks/${created.body.id}`), { token: w.owner.key, body: { title: 'Renamed after the failover' }, baseUrl: api.url });
+    expect(renamed.status).to.equal(200);
+    console.log(`      failover: ${failures.length} answers of 503 over ${failures.length ? failures[failures.length - 1].at - failures[0].at : 0} ms`);
+  });
+});
+
+/** When the last answer other than 200 came (0 when none did). */
+function lastNon200(seen: { at: number; status: number }[]): number {
+  for (let i = seen.length - 1; i >= 0; i--) if (seen[i].status !== 200) return seen[i].at;
+  return 0;
+}
