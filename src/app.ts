@@ -62,6 +62,11 @@ export function allRoutes(s: AppServices): AnyRoute[] {
 export function createApp(s: AppServices, options: { validateResponses?: boolean } = {}): Koa {
   const app = new Koa({ proxy: false });
   app.use(observe(s.logger, s.metrics));
+  // A draining process closes each connection after its answer, so clients reconnect (through the balancer) elsewhere.
+  app.use(async (ctx, next) => {
+    if (s.lifecycle.draining) ctx.set('Connection', 'close');
+    await next();
+  });
   app.use(errorHandler(s.logger));
   app.use(mcpHostGuard(s.config.mcp));
   app.use(mcpChallenge());

@@ -34,6 +34,8 @@ export interface Config {
   /** Where the self-started Neo4j and Redis keep their data. */
   dataDir: string;
   shutdownGraceMs: number;
+  /** How long a stopping process answers /readyz with 503 before it stops accepting connections (for balancers to notice). */
+  shutdownDrainMs: number;
   /**
    * The MCP endpoint. allowedHosts: Host names accepted on a connection that arrives on a loopback address
    * (besides localhost, 127.0.0.1 and [::1]), `*` for any; allowedOrigins: browser origins accepted besides the
@@ -94,6 +96,7 @@ const envSchema = {
     BUNDLE_CACHE_MAX_BYTES: intString,
     DATA_DIR: { type: 'string', minLength: 1 },
     SHUTDOWN_GRACE_MS: intString,
+    SHUTDOWN_DRAIN_MS: intString,
     MCP_ALLOWED_HOSTS: { type: 'string', pattern: '^[^\\s]+$' },
     MCP_ALLOWED_ORIGINS: { type: 'string', pattern: '^[^\\s]+$' },
     MCP_DEFAULT_MAX_TOKENS: intString,
@@ -177,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir: relevant.DATA_DIR ?? 'data',
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000),
+    shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 0),
     mcp: {
       allowedHosts: list(relevant.MCP_ALLOWED_HOSTS),
       allowedOrigins: list(relevant.MCP_ALLOWED_ORIGINS),

@@ -131,6 +131,9 @@ export async function startService(
     services,
     dispatcher,
     stop: async () => {
+      // Not ready from now on; a balancer that polls /readyz stops sending requests during the drain.
+      services.lifecycle.draining = true;
+      if (config.shutdownDrainMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           server.closeAllConnections();

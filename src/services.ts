@@ -9,6 +9,7 @@ import { IdempotencyStore } from './gate/idempotency.js';
 import { ResponseCache } from './http/response-cache.js';
 import { Metrics } from './http/observability.js';
 import { systemClock } from './infra/ids.js';
+import { Lifecycle } from './infra/lifecycle.js';
 import { GraphService } from './graph/service.js';
 import { NodeImportService } from './nodes/import.js';
 import { NodeService } from './nodes/service.js';
@@ -43,6 +44,7 @@ export interface AppServices extends Infra {
   webhooks: WebhookService;
   transfer: TransferService;
   oauth: OAuthService;
+  lifecycle: Lifecycle;
 }
 
 /** Wires the component services to the process's connections and to one request gate. */
@@ -82,5 +84,6 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     webhooks: new WebhookService(deps),
     transfer: new TransferService(deps),
     oauth: new OAuthService({ ...deps, agents }),
+    lifecycle: new Lifecycle(),
   };
 }

@@ -205,3 +205,28 @@ function lastNon200(seen: { at: number; status: number }[]): number {
   for (let i = seen.length - 1; i >= 0; i--) if (seen[i].status !== 200) return seen[i].at;
   return 0;
 }
+
+describe('an API process asked to stop (SIGTERM)', function () {
+  this.timeout(120_000);
+
+  it('drains: /readyz turns 503 at once, the request in flight finishes, then the process exits', async () => {
+    const api = await startApiProcess({ SHUTDOWN_DRAIN_MS: '1500', SHUTDOWN_GRACE_MS: '60000' });
+    // A query that takes a while, in flight when the signal comes.
+    const slow = request('POST', '/api/v1/admin/cypher', {
+      token: adminToken, baseUrl: api.url, body: { query: 'UNWIND range(1, 10000000) AS x RETURN count(x) AS n', timeoutMs: 60_000 },
+    }).then((res) => ({ res, at: Date.now() }));
+    await new Promise((r) => setTimeout(r, 300));
+    const stopped = api.stop();
+    const deadline = Date.now() + 1_000;
+    let ready = await request('GET', '/readyz', { baseUrl: api.url });
+    while (ready.status === 200 && Date.now() < deadline) ready = await request('GET', '/readyz', { baseUrl: api.url });
+    problem(ready, 503, 'service_unavailable');
+    const notReadyAt = Date.now();
+    expect(ready.headers.get('connection')).to.equal('close');
+    const { res: answer, at } = await slow;
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.body.rows).to.deep.equal([[10000000]]);
+    expect(at, 'the query was still in flight when the process stopped being ready').to.be.above(notReadyAt);
+    await stopped;
+  });
+});

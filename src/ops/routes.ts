@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { RequestGate } from '../gate/gate.js';
+import type { Lifecycle } from '../infra/lifecycle.js';
 import type { Infra } from '../service-deps.js';
 
 const require = createRequire(import.meta.url);
@@ -21,7 +22,7 @@ const docsPage = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
 
 /** Health, readiness, metrics and the API documentation: no API key needed. */
-export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics'> & { gate: Pick<RequestGate, 'owesSignals'> }, openApi: () => object): AnyRoute[] {
+export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics'> & { gate: Pick<RequestGate, 'owesSignals'>; lifecycle: Lifecycle }, openApi: () => object): AnyRoute[] {
   return [
     defineRoute({
       method: 'get', path: '/healthz', operationId: 'health', tag: 'Operations', access: { kind: 'public' },
@@ -33,11 +34,12 @@ export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics
     }),
     defineRoute({
       method: 'get', path: '/readyz', operationId: 'ready', tag: 'Operations', access: { kind: 'public' },
-      summary: 'Neo4j and Redis are reachable, and Redis has every change’s signal',
-      description: 'While a change committed during a Redis outage still owes Redis its signal (a new graph generation or auth epoch), the process is not ready.',
+      summary: 'Neo4j and Redis are reachable, Redis has every change’s signal, and the process is not shutting down',
+      description: 'While a change committed during a Redis outage still owes Redis its signal (a new graph generation or auth epoch), the process is not ready; nor is it from the moment it is asked to stop (it drains: requests in flight finish).',
       responses: { 200: { description: 'Ready', schema: Type.Object({ status: Type.Literal('ready'), neo4j: Type.Literal('up'), redis: Type.Literal('up') }) } },
       errors: [503],
       handler: async ({ ctx }) => {
+        if (s.lifecycle.draining) throw new AppError('service_unavailable', 'This process is shutting down', { headers: { 'Retry-After': '1' } });
         const [neo4j, redis] = await Promise.allSettled([s.graph.ping(), s.redis.ping()]);
         if (neo4j.status === 'rejected' || redis.status === 'rejected') {
           const down = [neo4j.status === 'rejected' && 'Neo4j', redis.status === 'rejected' && 'Redis'].filter(Boolean).join(' and ');
