@@ -7,11 +7,12 @@
 --
 -- KEYS: 1 the workspace's auth epoch, 2 its graph generation, 3 its retrieval counter of the month,
 --       4 its monthly limit, 5 its retrieval counter of the day (what the usage endpoint shows per day; counted
---       with the month's, never checked), 6.. the revoked marks of the keys the requests carry, each once
+--       with the month's, never checked), 6 the workspace's latest write bookmarks (a list, newest first),
+--       7.. the revoked marks of the keys the requests carry, each once
 -- ARGV: 1 seconds a counter lives (past the end of its month; the day's lives as long), 2 a fresh random value (a missing epoch or
 --       generation is created from it: never a counter, so a Redis that lost its data cannot bring back an
 --       old value), then two per request: the position in KEYS of its key's revoked mark, and 1 if metered
--- Returns {epoch, generation, {revoked, state, used, limit}...} in the order of the requests; state is
+-- Returns {epoch, generation, {bookmarks...}, {revoked, state, used, limit}...} in the order of the requests; state is
 --   'open' (not metered), 'ok' (counted), 'exhausted' or 'revoked' (not counted), 'seed-limit' or
 --   'seed-count' (not counted: the caller loads that value from Neo4j, sets it, and asks again).
 local function getOrCreate(key, fresh)
@@ -30,7 +31,7 @@ local used = redis.call('GET', KEYS[3])
 local counted = 0
 local revokedAt = {}
 
-local replies = {epoch, generation}
+local replies = {epoch, generation, redis.call('LRANGE', KEYS[6], 0, -1)}
 for i = 3, #ARGV, 2 do
   local at = tonumber(ARGV[i])
   if revokedAt[at] == nil then revokedAt[at] = redis.call('EXISTS', KEYS[at]) end

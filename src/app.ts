@@ -5,6 +5,7 @@ import { analystRoutes } from './analyst/routes.js';
 import { annotationRoutes } from './annotations/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { faviconRoutes } from './console/favicon.js';
+import { withReadScope } from './infra/read-scope.js';
 import { consoleRoutes } from './console/routes.js';
 import { downloadRoutes } from './downloads/routes.js';
 import { feedbackRoutes } from './feedback/routes.js';
@@ -55,7 +56,7 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     description: 'Version-controlled playbooks, a knowledge graph of context nodes, and the agents that retrieve them. Errors are RFC 9457 problem+json.',
   })));
   // The console's pages and files are served like /docs but are no part of the API's document.
-  return [...ops, ...api, ...consoleRoutes(), ...faviconRoutes()];
+  return [...ops, ...api, ...consoleRoutes({ imageOrigins: s.config.consoleImageOrigins }), ...faviconRoutes()];
 }
 
 /** The Koa application: middleware order and routers, nothing else. */
@@ -63,9 +64,10 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   const app = new Koa({ proxy: false });
   app.use(observe(s.logger, s.metrics));
   // A draining process closes each connection after its answer, so clients reconnect (through the balancer) elsewhere.
+  // Each request reads after the workspace's latest writes (src/infra/read-scope.ts).
   app.use(async (ctx, next) => {
     if (s.lifecycle.draining) ctx.set('Connection', 'close');
-    await next();
+    await withReadScope(next);
   });
   app.use(errorHandler(s.logger));
   app.use(mcpHostGuard(s.config.mcp));

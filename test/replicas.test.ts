@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { type Reply, type TestWorkspace, createWorkspace, problem, request, unique } from './support/api.js';
+import { readScope } from '../src/infra/read-scope.js';
 import { type ApiProcess, startApiProcess } from './support/api-process.js';
 import { createAgent } from './support/agents.js';
-import { adminToken, env } from './support/harness.js';
+import { adminToken, env, startExtraService } from './support/harness.js';
 import { type RedisClusterServers, type RedisSentinelServers, startRedisCluster, startRedisSentinel } from './support/redis-topologies.js';
 
 /**
@@ -77,6 +78,17 @@ describe('three API processes on a Redis Cluster and Neo4j through neo4j://', fu
     expect(statuses.filter((s) => s === 200), statuses.join(' ')).to.have.length(200);
     expect(statuses.filter((s) => s === 429), statuses.join(' ')).to.have.length(100);
     for (let i = 0; i < 3; i++) expect(await usage(w, at(i))).to.include({ used: 200, limit: 200, remaining: 0 });
+  });
+
+  it('a client reads its own write at once through another process, 200 times in a row', async () => {
+    const w = await createWorkspace();
+    const node = await createNode(w, 'Version 0', at(0));
+    for (let i = 1; i <= 200; i++) {
+      const changed = await request('PATCH', w.path(`/context-nodes/${node.id}`), { token: w.owner.key, body: { content: `Version ${i}` }, baseUrl: at(i) });
+      expect(changed.status, changed.text).to.equal(200);
+      const read = await request('GET', w.path(`/context-nodes/${node.id}`), { token: w.owner.key, baseUrl: at(i + 1) });
+      expect(read.body.content, `read ${i}`).to.equal(`Version ${i}`);
+    }
   });
 
   it('delivers every webhook event once, though each process relays and delivers', async () => {
@@ -149,6 +161,35 @@ describe('three API processes on a Redis Cluster and Neo4j through neo4j://', fu
     const { used } = await usage(w, at(0));
     expect(used).to.be.within(succeeded - justBefore, succeeded);
     console.log(`      failover: ${failures.length} answers of 503 over ${failures.length ? failures[failures.length - 1].at - failures[0].at : 0} ms; ${succeeded} retrievals succeeded, ${used} counted`);
+  });
+});
+
+describe('reads after another process’s write', () => {
+  it('start with the bookmarks of that write, which the gate’s round trip brings from Redis', async () => {
+    const [a, b] = await Promise.all([startExtraService(), startExtraService()]);
+    try {
+      const w = await createWorkspace();
+      // Every session process B opens for a request (not its background work), and the bookmarks it starts with.
+      const started: string[][] = [];
+      const driver = b.services.graph.driver;
+      const open = driver.session.bind(driver);
+      driver.session = (config) => {
+        if (readScope()) started.push([...(config?.bookmarks as string[] | undefined ?? [])]);
+        return open(config);
+      };
+      const created = await request('POST', w.path('/context-nodes'), {
+        token: w.owner.key, baseUrl: a.url, body: { title: unique('Bookmarked'), description: 'Written through A', content: 'A wrote this' },
+      });
+      expect(created.status).to.equal(201);
+      const written = await a.services.graph.latestBookmarks();
+      expect(written).to.not.be.empty;
+      const read = await request('GET', w.path(`/context-nodes/${created.body.id}`), { token: w.owner.key, baseUrl: b.url });
+      expect(read.status).to.equal(200);
+      expect(started.length, 'B read through sessions').to.be.above(0);
+      for (const bookmarks of started) expect(bookmarks).to.include.members(written);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import { AppError, notFound } from '../errors.js';
 import { isRedisUnavailable, redisUnavailable } from '../infra/redis.js';
 import type { AccessCache, KeyAccess } from './access-cache.js';
 import { dayOf, periodOf } from './period.js';
+import { readScope } from '../infra/read-scope.js';
 import type { QuotaMeter, QuotaTicket } from './quota.js';
 import type { GateRepository } from './repository.js';
 import type { GateReading, GateRoundTrip } from './round-trip.js';
@@ -183,6 +184,9 @@ export class Admitter {
           await this.quota.seed(state, workspaceId, period);
         } else {
           if (state === 'ok') this.quota.noteCounted(workspaceId, period);
+          // The request's reads, this gate's own included, start with the workspace's latest writes.
+          const scope = readScope();
+          if (scope) scope.bookmarks = reading.bookmarks;
           return reading;
         }
       }

@@ -84,6 +84,11 @@ export class RequestGate {
     return this.signals.accessChanged(workspaceIds, revokedKeyHashes);
   }
 
+  /** See ChangeSignals.wrote. */
+  wrote(workspaceId: string): Promise<void> {
+    return this.signals.wrote(workspaceId);
+  }
+
   /** See ChangeSignals.graphChanged. */
   graphChanged(workspaceId: string): Promise<void> {
     return this.signals.graphChanged(workspaceId);

@@ -16,6 +16,11 @@ export const redisKeys = {
   quotaDay: (workspaceId: string, day: string) => `{${workspaceId}}:quota-day:${day}`,
   /** The monthly retrieval limit in force for a workspace (cached from Neo4j and configuration). */
   quotaLimit: (workspaceId: string) => `{${workspaceId}}:quota-limit`,
+  /**
+   * The bookmarks of the workspace's latest writes through any API process, newest first and a few of them: a
+   * request's reads start with them, so a Neo4j secondary answers only once it has those writes.
+   */
+  bookmarks: (workspaceId: string) => `{${workspaceId}}:bookmarks`,
   rateLimit: (keyHash: string, minute: number) => `{${keyHash}}:rate:${minute}`,
   /** A POST's Idempotency-Key, per workspace and caller key (the key itself hashed: it is the client's text). */
   idempotency: (workspaceId: string, callerKeyId: string, keyHash: string) => `{${workspaceId}}:idempotency:${callerKeyId}:${keyHash}`,

@@ -29,6 +29,8 @@ export interface GateReading {
   epoch: string;
   /** The workspace's graph generation: the key of cached answers and ETags. */
   generation: string;
+  /** The bookmarks of the workspace's latest writes, through any process (see redisKeys.bookmarks). */
+  bookmarks: string[];
   /** The key is marked revoked for this workspace. */
   revoked: boolean;
   quota: { state: QuotaState; used: number; limit: number };
@@ -47,7 +49,7 @@ const script = readFileSync(path.join(projectRoot, 'redis', 'request-gate.lua'),
 
 /** One request's part of the reply: revoked (1 or 0), state, used, limit. */
 type RequestReply = [number, QuotaState, number, number];
-type Reply = [string, string, ...RequestReply[]];
+type Reply = [string, string, string[], ...RequestReply[]];
 /** A rate counter of the batch: its place among the batch's counters, and how many of its requests the batch holds. */
 type RateCounter = { at: number; requests: number };
 /** redis/request-gate.lua, defined as a command on the connection (and so on its pipelines). */
@@ -103,12 +105,12 @@ export class GateRoundTrip {
       const { period, day } = group[0].query;
       const keys = [
         redisKeys.authEpoch(workspaceId), redisKeys.graphGeneration(workspaceId), redisKeys.quota(workspaceId, period), redisKeys.quotaLimit(workspaceId),
-        redisKeys.quotaDay(workspaceId, day),
+        redisKeys.quotaDay(workspaceId, day), redisKeys.bookmarks(workspaceId),
       ];
       const args: (string | number)[] = [];
       for (const { query } of group) {
         const mark = redisKeys.revokedKey(workspaceId, query.keyHash);
-        let at = keys.indexOf(mark, 5);
+        let at = keys.indexOf(mark, 6);
         if (at < 0) at = keys.push(mark) - 1;
         args.push(at + 1, query.metered ? 1 : 0);
       }
@@ -137,10 +139,10 @@ export class GateRoundTrip {
         for (const { i } of group) readings[i] = err;
         continue;
       }
-      const [epoch, generation] = reply;
+      const [epoch, generation, bookmarks] = reply;
       for (let n = 0; n < group.length; n++) {
         const { i } = group[n];
-        const answer = reply[2 + n] as RequestReply;
+        const answer = reply[3 + n] as RequestReply;
         let requestsThisMinute: number | undefined;
         const counter = rateCounter[i];
         if (counter) {
@@ -151,7 +153,7 @@ export class GateRoundTrip {
           }
           requestsThisMinute = total - counter.requests + ratePlace[i] + 1;
         }
-        readings[i] = { epoch, generation, revoked: answer[0] === 1, quota: { state: answer[1], used: answer[2], limit: answer[3] }, requestsThisMinute };
+        readings[i] = { epoch, generation, bookmarks, revoked: answer[0] === 1, quota: { state: answer[1], used: answer[2], limit: answer[3] }, requestsThisMinute };
       }
     }
     return readings;

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
+import type { GraphExecutor } from '../infra/neo4j.js';
+import { readScope } from '../infra/read-scope.js';
 import { execEach, guardRedis, type PipelineCommand, type RedisClient } from '../infra/redis.js';
 import type { AccessCache } from './access-cache.js';
 import { redisKeys } from './redis-keys.js';
@@ -8,6 +10,10 @@ import type { GateRepository, PendingSignal } from './repository.js';
 
 /** The mark only spares Neo4j a read (the epoch alone already invalidates); a day outlives every cache entry. */
 const revokedMarkSeconds = 24 * 3600;
+/** Bookmarks kept per workspace: concurrent writers through several processes each add theirs. */
+const keptBookmarks = 8;
+/** A secondary still behind a write after this long is not one to read from anyway. */
+const bookmarkSeconds = 3600;
 
 /**
  * The signals that keep the gate's answers true after a committed change, on every process: a new auth epoch
@@ -23,7 +29,7 @@ export class ChangeSignals {
   private delivering?: Promise<void>;
 
   constructor(
-    private readonly deps: { redis: RedisClient; logger: Logger; clock: () => Date },
+    private readonly deps: { redis: RedisClient; logger: Logger; clock: () => Date; graph: Pick<GraphExecutor, 'latestBookmarks'> },
     private readonly repo: GateRepository,
     private readonly cache: AccessCache,
   ) {}
@@ -88,10 +94,36 @@ export class ChangeSignals {
     return this.delivering;
   }
 
+  /**
+   * Records a request's committed write for its workspace when no change signal did: the workspace's next
+   * requests, through any process, read after it. A Redis that cannot be reached only costs that guarantee on a
+   * Neo4j cluster for a moment; the write itself stands.
+   */
+  async wrote(workspaceId: string): Promise<void> {
+    await execEach(this.deps.redis, await this.bookmarkCommands([workspaceId])).catch((err) =>
+      this.deps.logger.warn({ err: (err as Error).message }, 'the write’s bookmarks were not recorded'));
+  }
+
+  /**
+   * The workspaces' newest bookmarks (this process's latest writes, the request's among them), pushed before the
+   * signal that makes other processes read again: none of them reads the new generation without them.
+   */
+  private async bookmarkCommands(workspaceIds: string[]): Promise<PipelineCommand[]> {
+    const scope = readScope();
+    if (scope) scope.published = true;
+    const bookmarks = await this.deps.graph.latestBookmarks();
+    if (bookmarks.length === 0) return [];
+    return workspaceIds.map((workspaceId) => {
+      const key = redisKeys.bookmarks(workspaceId);
+      return { key, replies: 3, add: (p) => p.lpush(key, ...bookmarks).ltrim(key, 0, keptBookmarks - 1).expire(key, bookmarkSeconds) };
+    });
+  }
+
   /** Sends a change's signal; when Redis cannot be reached, owes it instead. */
   private async signal(signals: Omit<PendingSignal, 'id'>[]): Promise<void> {
     try {
-      await execEach(this.deps.redis, signals.flatMap(commandsOf));
+      const bookmarks = await this.bookmarkCommands([...new Set(signals.map((s) => s.workspaceId))]);
+      await execEach(this.deps.redis, [...bookmarks, ...signals.flatMap(commandsOf)]);
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'service_unavailable')) throw err;
       await this.owe(signals);

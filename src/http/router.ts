@@ -11,12 +11,13 @@ import type { RequestGate } from '../gate/gate.js';
 import type { IdempotencyClaim, IdempotencyStore, StoredAnswer } from '../gate/idempotency.js';
 import { type JsonBody, digestOf, largeBodyBytes, readJsonBody, yieldToEventLoop } from './json-body.js';
 import { answerFromCache, refundOnFailure } from './metered-answer.js';
+import { readScope } from '../infra/read-scope.js';
 import type { ResponseCache } from './response-cache.js';
 import type { AnyRoute } from './route.js';
 import { prepareValidators, responseProblems, validateLargePart, validatePart } from './validation.js';
 
 export interface RouterDeps {
-  gate: Pick<RequestGate, 'admit' | 'identify' | 'authenticate'>;
+  gate: Pick<RequestGate, 'admit' | 'identify' | 'authenticate' | 'wrote'>;
   idempotency: IdempotencyStore;
   responseCache: ResponseCache;
   adminToken?: string;
@@ -72,9 +73,14 @@ function workspaceMember(route: AnyRoute & { access: { kind: 'workspace' } }, de
   const rule = { ...route.access, metered: route.metered };
   return async (ctx) => {
     const admission = await deps.gate.admit(bearer(ctx), ctx.params.workspaceId, rule);
-    if (!admission.quota) return run(ctx, admission);
-    ctx.set(admission.quota.headers);
-    await refundOnFailure(admission.quota, () => run(ctx, admission));
+    if (!admission.quota) await run(ctx, admission);
+    else {
+      ctx.set(admission.quota.headers);
+      await refundOnFailure(admission.quota, () => run(ctx, admission));
+    }
+    // A write no change signal recorded (feedback, a subscription, …) is recorded here, before the answer leaves.
+    const scope = readScope();
+    if (scope?.wrote && !scope.published) await deps.gate.wrote(ctx.params.workspaceId);
   };
 }
 

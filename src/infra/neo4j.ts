@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import neo4j, { type Driver, type ManagedTransaction, Neo4jError, type Transaction, isRetryableError, routing } from 'neo4j-driver';
+import neo4j, { type BookmarkManager, type Driver, type ManagedTransaction, Neo4jError, type Transaction, isRetryableError, routing } from 'neo4j-driver';
 import { AppError } from '../errors.js';
 import type { QueryCatalog } from './cypher-files.js';
+import { noteWrite, readScope } from './read-scope.js';
 
 export type Params = Record<string, unknown>;
 export type Row = Record<string, any>;
@@ -177,7 +178,7 @@ export class GraphExecutor {
     const started = Date.now();
     const attempts = async (): Promise<T[]> => {
       for (let delayMs = 100; ; delayMs *= 2) {
-        const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ, bookmarkManager: this.driver.executeQueryBookmarkManager });
+        const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ, ...this.causalChain() });
         try {
           const result = await session.run(text, params);
           await session.close();
@@ -207,13 +208,31 @@ export class GraphExecutor {
     const text = this.queries.toSend(name);
     return this.guard(async () => {
       const result = await this.driver.executeQuery(text, params, { database: this.database, routing: routing.WRITE });
+      noteWrite();
       return result.records.map((r) => r.toObject() as T);
     });
   }
 
+  /** This process's latest bookmarks: every write it committed (what other processes' reads start with). */
+  latestBookmarks(): Promise<string[]> {
+    return Promise.resolve(this.driver.executeQueryBookmarkManager.getBookmarks()).then((b) => [...b]);
+  }
+
+  /**
+   * Sessions follow this process's own writes (executeQuery's bookmark manager) and, inside a request, the
+   * workspace's latest writes through any process (the request's read scope): on a Neo4j cluster a read
+   * routed to a secondary waits until that secondary has them.
+   */
+  private causalChain(): { bookmarkManager: BookmarkManager; bookmarks?: string[] } {
+    const scope = readScope();
+    return { bookmarkManager: this.driver.executeQueryBookmarkManager, ...(scope?.bookmarks.length ? { bookmarks: scope.bookmarks } : {}) };
+  }
+
   /** Several statements in one write transaction, retried as a whole on transient errors. */
   async writeTx<R>(work: (tx: GraphTx) => Promise<R>): Promise<R> {
-    return this.inSession('WRITE', (s) => s.executeWrite((tx) => this.inTx(tx, work)));
+    const result = await this.inSession('WRITE', (s) => s.executeWrite((tx) => this.inTx(tx, work)));
+    noteWrite();
+    return result;
   }
 
   async readTx<R>(work: (tx: GraphTx) => Promise<R>): Promise<R> {
@@ -238,7 +257,7 @@ export class GraphExecutor {
    * session close when the consumer stops, early or not.
    */
   async *readStream<T>(work: (tx: GraphTx) => AsyncIterable<T>): AsyncGenerator<T> {
-    const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ });
+    const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ, ...this.causalChain() });
     let tx: Transaction | undefined;
     try {
       tx = await session.beginTransaction();
@@ -279,7 +298,7 @@ export class GraphExecutor {
 
   private async inSession<R>(mode: 'READ' | 'WRITE', work: (s: ReturnType<Driver['session']>) => Promise<R>): Promise<R> {
     return this.guard(async () => {
-      const session = this.driver.session({ database: this.database, defaultAccessMode: mode });
+      const session = this.driver.session({ database: this.database, defaultAccessMode: mode, ...this.causalChain() });
       try {
         return await work(session);
       } finally {
