@@ -30,6 +30,9 @@ Results: bench/results/<stamp>.json and .md. How to read them: bench/RESULTS.md.
                       indexes each plan uses
   --shell             instead: the start-up of the analysts' Cypher shell, installed from the API's /downloads/
                       (--help, and -e 'RETURN 1' to its first answer), beside npm run cypher
+  --replicas          instead: the bundle, cached and uncached, through a small round-robin balancer in front of 1, 2
+                      and 3 API processes on one Neo4j and Redis, at the largest --clients, on the smallest size's
+                      workspace (on a machine of few cores this shows the overhead of more processes, not a speed-up)
   --api-dir DIR       measure the API of another checkout (its dist/src/server.js and its rank-bundle statement
                       for the floor); data, baselines and load stay this checkout's   (.)
   --no-build          do not run \`npm run build\` in that checkout first (env BENCH_REVISION names a copy's commit)
@@ -51,7 +54,7 @@ export function parseOptions(argv = process.argv.slice(2)) {
       sizes: { type: 'string', default: '1000,10000,100000' }, clients: { type: 'string', default: '1,16,64' }, scenarios: { type: 'string' },
       duration: { type: 'string' }, warmup: { type: 'string' }, quick: { type: 'boolean', default: false }, rounds: { type: 'string', default: '2' },
       writes: { type: 'boolean', default: false }, import: { type: 'boolean', default: false }, 'import-files': { type: 'string', default: '10000' },
-      reports: { type: 'boolean', default: false }, shell: { type: 'boolean', default: false }, 'write-stalls': { type: 'boolean', default: false }, 'api-dir': { type: 'string', default: projectRoot }, 'no-build': { type: 'boolean', default: false },
+      reports: { type: 'boolean', default: false }, shell: { type: 'boolean', default: false }, replicas: { type: 'boolean', default: false }, 'write-stalls': { type: 'boolean', default: false }, 'api-dir': { type: 'string', default: projectRoot }, 'no-build': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false }, 'data-dir': { type: 'string', default: path.join(projectRoot, 'bench', '.data') },
       'port-from': { type: 'string', default: '17900' }, 'neo4j-heap': { type: 'string', default: '2g' }, 'page-cache-mb': { type: 'string', default: '1024' },
       seed: { type: 'string', default: '1' }, help: { type: 'boolean', default: false },
@@ -70,7 +73,7 @@ export function parseOptions(argv = process.argv.slice(2)) {
   const unknown = scenarios.filter((s) => !(SCENARIO_NAMES as string[]).includes(s));
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; the scenarios: ${SCENARIO_NAMES.join(', ')}`);
   const started = new Date();
-  const mode = v.writes ? 'writes' : v.import ? 'import' : v.reports ? 'reports' : v.shell ? 'shell' : v['write-stalls'] ? 'write-stalls' : undefined;
+  const mode = v.writes ? 'writes' : v.import ? 'import' : v.reports ? 'reports' : v.shell ? 'shell' : v.replicas ? 'replicas' : v['write-stalls'] ? 'write-stalls' : undefined;
   const stamp = started.toISOString().replace(/[:.]/g, '-') + (mode ? `-${mode}` : '');
   return {
     started, stamp,
