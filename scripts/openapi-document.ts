@@ -1,13 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { allRoutes } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
 import type { AppServices } from '../src/services.js';
 
 /**
  * The OpenAPI document exactly as GET /api/v1/openapi.json serves it, built in-process: route specs only
- * touch their services inside handlers, so an empty services object is enough and no Neo4j or Redis is needed.
+ * touch their services inside handlers, so services holding only the default configuration (which the console's
+ * routes read when they are made) are enough and no Neo4j or Redis is needed.
  */
 export async function openApiDocument(): Promise<object> {
-  const routes = allRoutes({} as AppServices);
+  const routes = allRoutes({ config: loadConfig({}) } as AppServices);
   const route = routes.find((r) => r.operationId === 'openApi');
   if (!route) throw new Error('no openApi route');
   const ctx = { body: undefined as unknown };

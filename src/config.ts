@@ -58,6 +58,8 @@ export interface Config {
    * this origin's `/oauth`. Default: http://localhost and the port.
    */
   publicUrl: string;
+  /** Origins (scheme, host, port) the console may load images of context nodes from, besides its own. */
+  consoleImageOrigins: string[];
 }
 
 export interface HostPort {
@@ -68,6 +70,9 @@ export interface HostPort {
 const intString = { type: 'string', pattern: '^[0-9]+$' } as const;
 // Comma-separated host:port pairs (a host name, an IPv4 address or a bracketed IPv6 one).
 const hostPorts = { type: 'string', pattern: '^\\s*(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}\\s*(,\\s*(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}\\s*)*$' } as const;
+
+// An http(s) origin: a host name, an IPv4 address or a bracketed IPv6 one, an optional port, an optional final slash.
+const origin = '\\s*https?://(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?/?\\s*';
 
 // Every variable the service reads, described once: validated here, listed in the README.
 const envSchema = {
@@ -109,6 +114,8 @@ const envSchema = {
     AUDIT_RETENTION_DAYS: intString,
     AUDIT: { enum: ['on', 'off'] },
     PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#\\s]+$' },
+    // Origins only (no path, no wildcard): each is written into the console's CSP and compared as is by its preview.
+    CONSOLE_IMAGE_ORIGINS: { type: 'string', pattern: `^${origin}(,${origin})*$` },
   },
 } as const;
 
@@ -129,6 +136,15 @@ const hostPortList = (value: string): HostPort[] =>
 const list = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
 
 export class ConfigError extends Error {}
+
+/** Comma-separated origins (validated by the schema's pattern) as the browser writes them: `https://host[:port]`, default ports dropped. */
+const originList = (value: string | undefined): string[] => [...new Set(list(value).map((entry) => {
+  try {
+    return new URL(entry).origin;
+  } catch {
+    throw new ConfigError(`Invalid configuration: CONSOLE_IMAGE_ORIGINS holds ${entry}, which is not an origin`);
+  }
+}))];
 
 /** Reads and validates the environment; throws ConfigError with one readable line per problem. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -197,5 +213,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecretsKey: relevant.WEBHOOK_SECRETS_KEY,
     auditRetentionDays: relevant.AUDIT_RETENTION_DAYS === undefined ? undefined : Number.parseInt(relevant.AUDIT_RETENTION_DAYS as string, 10),
     publicUrl: relevant.PUBLIC_URL ?? `http://localhost:${port}`,
+    consoleImageOrigins: originList(relevant.CONSOLE_IMAGE_ORIGINS),
   };
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { allRoutes } from '../src/app.js';
 import { generateKey } from '../src/auth/keys.js';
+import { loadConfig } from '../src/config.js';
 import type { AnyRoute } from '../src/http/route.js';
 import type { AppServices } from '../src/services.js';
 import { type TestUser, type TestWorkspace, addMember, createUser, createWorkspace, problem, request } from './support/api.js';
@@ -13,10 +14,10 @@ import { adminToken } from './support/harness.js';
  * user-key-only route, a key that does not authenticate gets 401 whatever its form, and only a valid agent
  * key gets 403.
  *
- * The routes come from the route table itself (`allRoutes`; building it runs no service code), so a route
- * added with `userKeyOnly` is covered without touching this file.
+ * The routes come from the route table itself (`allRoutes`; building it runs no service code and reads only the
+ * configuration), so a route added with `userKeyOnly` is covered without touching this file.
  */
-const userKeyOnlyRoutes = allRoutes({} as AppServices).filter(
+const userKeyOnlyRoutes = allRoutes({ config: loadConfig({}) } as AppServices).filter(
   (r): r is AnyRoute & { access: { kind: 'workspace'; userKeyOnly: true } } => r.access.kind === 'workspace' && r.access.userKeyOnly === true,
 );
 

@@ -16,7 +16,10 @@ import { Authorize } from './pages/Authorize.tsx';
 const GraphPage = lazy(() => import('./pages/Graph.tsx'));
 const NodeEditor = lazy(() => import('./pages/NodeEditor.tsx'));
 const DiffPage = lazy(() => import('./pages/Diff.tsx'));
+const PlaybookVersionPage = lazy(() => import('./pages/PlaybookVersion.tsx'));
+const PlaybookVersionEditor = lazy(() => import('./pages/PlaybookVersionEditor.tsx'));
 const UsagePage = lazy(() => import('./pages/Usage.tsx'));
+const CypherPage = lazy(() => import('./pages/Cypher.tsx'));
 
 const sections = [
   ['playbooks', 'Playbooks'],
@@ -57,6 +60,8 @@ function WorkspaceRoutes() {
         <Switch>
           <Route path="/playbooks" component={Playbooks} />
           <Route path="/playbooks/:pb/diff" component={DiffPage} />
+          <Route path="/playbooks/:pb/versions/new" component={PlaybookVersionEditor} />
+          <Route path="/playbooks/:pb/versions/:v" component={PlaybookVersionPage} />
           <Route path="/playbooks/:pb" component={PlaybookDetail} />
           <Route path="/nodes" component={Nodes} />
           <Route path="/nodes/new" component={NodeEditor} />
@@ -90,6 +95,7 @@ export function App() {
         <Link href="/" className="brand">
           Playbooks console
         </Link>
+        <Link href="/cypher">Cypher</Link>
         {key && (
           <>
             <Link href="/">Workspaces</Link>
@@ -103,6 +109,8 @@ export function App() {
         <Switch>
           {/* The consent page signs a person in itself and stays where it is: the flow returns to it. */}
           <Route path="/authorize/:uid" component={Authorize} />
+          {/* The analysts' page takes the operator's analyst token, not a user key (pages/Cypher.tsx). */}
+          <Route path="/cypher"><Suspense fallback={<Loading />}><CypherPage /></Suspense></Route>
           <Route>
             {!key ? (
               <SignIn />

@@ -17,13 +17,14 @@ export async function listWorkspaces() {
 export const rollbackPlaybookVersion = (workspaceId: string, playbookId: string, versionId: string, versionNumber: number) =>
   clientFor(workspaceId).versions.rollback(playbookId, versionId, { changeNote: `Roll back to version ${versionNumber}` });
 
-/** A new key for the agent; the old one stays valid for graceSeconds (at most 7 days), then stops working. */
+/** A new key for the agent, with the old key's label unless another is given; the old one stays valid for graceSeconds (at most 7 days), then stops working. */
 export const rotateAgentKey = (workspaceId: string, agentId: string, keyId: string, body: { graceSeconds?: number; label?: string }) =>
   clientFor(workspaceId).keys.rotate(agentId, keyId, body);
 
 /** The workspace's graph, or a playbook's neighbourhood. */
 export const getGraph = (workspaceId: string, query: GraphQuery): Promise<GraphModel> => clientFor(workspaceId).graph.get(query);
 
+/** The agent's active keys, oldest first; a key being replaced by a rotation carries the expiresAt its grace ends at. */
 export const listKeys = (workspaceId: string, agentId: string) => clientFor(workspaceId).keys.list(agentId);
 
 /** A client of no workspace for the signed-in key: the consent page's calls name no workspace in their path. */

@@ -94,9 +94,9 @@ export class AgentRepository {
       await recordAudit(tx, stamp, {
         action: 'agent.key.rotated', workspaceId, targetIds: [agentId, keyId, key.id],
         before: { id: keyId, expiresAt: null },
-        after: { id: keyId, expiresAt, revoked: revokedNow, newKey: { id: key.id, label: key.label } },
+        after: { id: keyId, expiresAt, revoked: revokedNow, newKey: { id: key.id, label: row.key.label ?? null } },
       });
-      return { key: row.key as AgentKey, previous: { id: row.previous.id as string, prefix: row.previous.prefix as string, expiresAt }, hash: row.previous.hash as string, revokedNow };
+      return { key: { ...row.key, label: row.key.label ?? null } as AgentKey, previous: { id: row.previous.id as string, prefix: row.previous.prefix as string, expiresAt }, hash: row.previous.hash as string, revokedNow };
     });
   }
 

@@ -28,7 +28,7 @@ export const KeyListingSchema = Type.Object({
 });
 export const RotateKeyBody = Strict({
   graceSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800, default: 86_400, description: 'How long the old key keeps working: at most 7 days; 0 revokes it at once' })),
-  label: Type.Optional(Label),
+  label: Type.Optional({ ...Label, description: 'The new key’s label; without it, the new key keeps the old key’s label' }),
 });
 export const RotatedKeySchema = Type.Object({
   key: CreatedKeySchema,

@@ -116,7 +116,7 @@ export class AgentService {
   /**
    * A new key (in full in this answer only), the old one working for `graceSeconds` more and then refused like a
    * revoked key, on every process; 0 revokes it at once, as revokeKey does. A key that is revoked, expired or
-   * already rotated is 409, and so is a deactivated agent's.
+   * already rotated is 409, and so is a deactivated agent's. Without a label the new key keeps the old one's.
    */
   async rotateKey(caller: Caller, agentId: string, keyId: string, input: { graceSeconds?: number; label?: string }): Promise<RotatedKey> {
     await this.managed(caller, agentId);
@@ -124,6 +124,7 @@ export class AgentService {
     const at = this.deps.clock();
     const now = at.toISOString();
     const expiresAt = new Date(at.getTime() + (input.graceSeconds ?? 86_400) * 1000).toISOString();
+    // A null label is the old key's, taken over in the same statement that reads it.
     const created = { id: newId('key'), label: input.label ?? null, prefix, hash, createdAt: now };
     const result = await this.repo.rotateKey(caller.workspaceId, agentId, keyId, created, expiresAt, stampOf(caller, now));
     if (!result) throw notFound('Key');

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Strict, literals } from '../http/common-schemas.js';
+import { Id, Strict, literals } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import { csvType, ndjsonType, tabularFormat } from '../http/tabular.js';
+import { csvType, ndjsonType, sendCsv, tabularFormat } from '../http/tabular.js';
+import { reportCatalog, summaryOf } from '../reports/catalog.js';
+import { type ReportParamValue, ReportResultSchema, ReportSummarySchema } from '../reports/schemas.js';
 import { answerCsv, answerJson, streamNdjson } from './answers.js';
 import type { RowSink } from './repository.js';
 import { PlanOperatorSchema } from './schemas.js';
@@ -56,12 +58,51 @@ Accept: text/csv gives CSV (lists and maps as JSON; X-Row-Count, X-Truncated and
 headers); application/x-ndjson a stream: a {"columns"} line, one JSON array per row, then {"rowCount", "truncated",
 "truncatedBy", "limit", "elapsedMs", "plan"?}, or {"error": problem} when the query fails after rows were sent.`;
 
-/** The analysts' ad-hoc Cypher. */
+const analystAccess = { kind: 'operator', analyst: true } as const;
+
+/**
+ * The workspaces' saved reports for the analysts, who hold no member's key: the same catalog, parameters and
+ * answers as GET /api/v1/workspaces/{id}/reports/{name}, with the workspace as a query parameter. One route per
+ * report, so its parameters are validated and documented like the workspace route's.
+ */
+function analystReportRoutes(s: { analyst: AnalystService }): AnyRoute[] {
+  const reports = reportCatalog();
+  const path = (name: string) => `/api/v1/admin/reports/${name}`;
+  return [
+    defineRoute({
+      method: 'get', path: '/api/v1/admin/reports', operationId: 'analystListReports', tag: 'Analysts', access: analystAccess,
+      summary: 'List the saved reports (analysts)',
+      description: 'The saved reports an analyst may run in any workspace (ANALYST_TOKEN or ADMIN_TOKEN): the same list as a workspace\'s GET …/reports, each with its path here.',
+      responses: { 200: { description: 'Every report, its parameters and columns', schema: Type.Object({ reports: Type.Array(ReportSummarySchema) }) } },
+      handler: async ({ ctx }) => {
+        ctx.body = { reports: reports.map((r) => summaryOf(r, path(r.name))) };
+      },
+    }),
+    ...reports.map((report) =>
+      defineRoute({
+        method: 'get', path: path(report.name), tag: 'Analysts', access: analystAccess,
+        operationId: `analystRunReport${report.name.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase())}`,
+        summary: `Report for analysts: ${report.title}`,
+        description: `${report.description}\n\nRuns in the workspace \`workspaceId\` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: ${report.columns.join(', ')}. Accept: text/csv gives CSV (lists as JSON).`,
+        query: Type.Object({ workspaceId: Id('The workspace to run the report in'), ...report.querySchema.properties }, { additionalProperties: false }),
+        responses: { 200: { description: 'The rows', schema: ReportResultSchema, otherTypes: { [csvType]: 'CSV with a header row' } } },
+        handler: async ({ ctx, query, requestId }) => {
+          const { workspaceId, ...given } = query as { workspaceId: string } & Partial<Record<string, ReportParamValue>>;
+          const result = await s.analyst.runReport(workspaceId, report.name, given, ctx.state.operator as AnalystCaller, requestId);
+          if (tabularFormat(ctx, ['json', 'csv']) === 'csv') return sendCsv(ctx, result.columns, result.rows);
+          ctx.body = result;
+        },
+      }),
+    ),
+  ];
+}
+
+/** The analysts' ad-hoc Cypher, and the saved reports of any workspace. */
 export function analystRoutes(s: { analyst: AnalystService }): AnyRoute[] {
   return [
     defineRoute({
       method: 'post', path: '/api/v1/admin/cypher', operationId: 'runCypher', tag: 'Analysts',
-      access: { kind: 'operator', analyst: true },
+      access: analystAccess,
       summary: 'Run a read-only Cypher query',
       description,
       body: CypherBody,
@@ -82,5 +123,6 @@ export function analystRoutes(s: { analyst: AnalystService }): AnyRoute[] {
         return format === 'csv' ? answerCsv(ctx, run) : answerJson(ctx, run);
       },
     }),
+    ...analystReportRoutes(s),
   ];
 }

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { recordAuditAlone } from '../audit/recorder.js';
+import { type AuditEntry, recordAuditAlone } from '../audit/recorder.js';
 import { AppError } from '../errors.js';
+import type { ReportParamValue, ReportResult } from '../reports/schemas.js';
+import { ReportService } from '../reports/service.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { AnalystRepository, type RowSink, type TruncationReason } from './repository.js';
 import type { PlanOperator } from './schemas.js';
@@ -46,10 +48,40 @@ export type AnalystCaller = 'admin' | 'analyst';
 /** Read-only ad-hoc Cypher for the operator's analysts (POST /api/v1/admin/cypher). */
 export class AnalystService {
   private readonly repo: AnalystRepository;
+  /** The workspaces' saved reports, which an analyst runs for any workspace without being its member. */
+  private readonly reports: ReportService;
   private running = 0;
 
   constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'logger' | 'clock' | 'config'>) {
     this.repo = new AnalystRepository(deps.graph, deps.config);
+    this.reports = new ReportService(deps);
+  }
+
+  /**
+   * Runs a saved report in one workspace for the operator's analysts: the same report, parameters and answer as
+   * the workspace's own route. Recorded in the audit log under that workspace, so its owner sees it too.
+   */
+  async runReport(workspaceId: string, name: string, given: Partial<Record<string, ReportParamValue>>, caller: AnalystCaller, requestId: string): Promise<ReportResult> {
+    const started = performance.now();
+    let rows = 0;
+    let outcome = 'ok';
+    try {
+      const result = await this.reports.run(workspaceId, name, given);
+      rows = result.rowCount;
+      return result;
+    } catch (err) {
+      outcome = err instanceof AppError ? err.code : 'error';
+      throw err;
+    } finally {
+      const ms = Math.round(performance.now() - started);
+      await this.record(caller, requestId, { action: 'analyst.report.run', workspaceId, targetIds: [], after: { report: name, rows, outcome, ms } });
+    }
+  }
+
+  /** An analyst's read in the audit log; never fails the read. */
+  private async record(caller: AnalystCaller, requestId: string, entry: AuditEntry): Promise<void> {
+    await recordAuditAlone(this.deps.graph, { actor: { kind: caller === 'admin' ? 'operator' : 'analyst' }, requestId, at: this.deps.clock().toISOString() }, entry)
+      .catch((err) => this.deps.logger.warn({ err: (err as Error).message, action: entry.action }, 'analyst read not recorded in the audit log'));
   }
 
   /**
@@ -91,10 +123,8 @@ export class AnalystService {
       this.running -= 1;
       const ms = Math.round(performance.now() - started);
       this.deps.logger.info({ analystQuery: { caller, queryHash, rows, outcome, ms, limit, timeoutMs } }, 'analyst query');
-      // Recorded in the audit log too (the operator's GET /api/v1/admin/audit-events); never fails the query.
-      await recordAuditAlone(this.deps.graph, { actor: { kind: caller === 'admin' ? 'operator' : 'analyst' }, requestId, at: this.deps.clock().toISOString() }, {
-        action: 'analyst.query.run', workspaceId: null, targetIds: [], after: { queryHash, rows, outcome, ms },
-      }).catch((err) => this.deps.logger.warn({ err: (err as Error).message }, 'analyst query not recorded in the audit log'));
+      // Recorded in the audit log too (the operator's GET /api/v1/admin/audit-events).
+      await this.record(caller, requestId, { action: 'analyst.query.run', workspaceId: null, targetIds: [], after: { queryHash, rows, outcome, ms } });
     }
   }
 }

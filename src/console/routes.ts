@@ -12,14 +12,15 @@ export const consoleDir = path.join(projectRoot, 'dist', 'console');
 
 /**
  * Every asset is served from this origin; scripts and styles come from files only (no inline code), the
- * layout worker is a file of its own, and the only requests the page makes are to this same API.
+ * layout worker is a file of its own, and the only requests the page makes are to this same API. Images in a
+ * node's preview may also come from the operator's CONSOLE_IMAGE_ORIGINS (origins, validated by src/config.ts).
  */
-export const consoleCsp = (styleNonce: string) => [
+export const consoleCsp = (styleNonce: string, imageOrigins: readonly string[] = []) => [
   "default-src 'none'",
   "script-src 'self'",
   // The editor (CodeMirror) writes its theme into a <style> element: it carries this response's nonce.
   `style-src 'self' 'nonce-${styleNonce}'`,
-  "img-src 'self' data:",
+  ["img-src 'self' data:", ...imageOrigins].join(' '),
   "font-src 'self'",
   "connect-src 'self'",
   "worker-src 'self'",
@@ -54,8 +55,8 @@ function readOnce(file: string): { plain: Buffer; gzipped: Buffer } | null {
   return entry ?? null;
 }
 
-function securityHeaders(ctx: Parameters<AnyRoute['handler']>[0]['ctx'], styleNonce = randomBytes(16).toString('base64')): void {
-  ctx.set('Content-Security-Policy', consoleCsp(styleNonce));
+function securityHeaders(ctx: Parameters<AnyRoute['handler']>[0]['ctx'], imageOrigins: readonly string[], styleNonce = randomBytes(16).toString('base64')): void {
+  ctx.set('Content-Security-Policy', consoleCsp(styleNonce, imageOrigins));
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Frame-Options', 'DENY');
@@ -67,16 +68,19 @@ function securityHeaders(ctx: Parameters<AnyRoute['handler']>[0]['ctx'], styleNo
  * index.html. Public routes like /docs: the page asks for a key itself and sends it only to the API.
  * These routes are not part of the API, so they are left out of the OpenAPI document.
  */
-export function consoleRoutes(dir = consoleDir): AnyRoute[] {
+export function consoleRoutes({ dir = consoleDir, imageOrigins = [] }: { dir?: string; imageOrigins?: readonly string[] } = {}): AnyRoute[] {
+  // The preview shows only the images the CSP lets through and puts a note in place of the others, so the browser
+  // neither asks for them nor reports a violation (console/src/pages/NodePreview.tsx).
+  const imageMeta = `\n    <meta name="console-image-origins" content="${imageOrigins.join(' ')}" />`;
   const page: AnyRoute['handler'] = async ({ ctx }) => {
     const html = readOnce(path.join(dir, 'index.html'));
     if (!html) throw new AppError('not_found', 'The console is not built: run npm run build');
     const nonce = randomBytes(16).toString('base64');
-    securityHeaders(ctx, nonce);
+    securityHeaders(ctx, imageOrigins, nonce);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     // The page hands the nonce to the editor through a meta element (console/src/pages/NodeEditor.tsx).
-    ctx.body = html.plain.toString('utf8').replace('<head>', `<head>\n    <meta name="csp-style-nonce" content="${nonce}" />`);
+    ctx.body = html.plain.toString('utf8').replace('<head>', `<head>\n    <meta name="csp-style-nonce" content="${nonce}" />${imageMeta}`);
   };
   // Client routes carry their own query strings (?playbook=…), which the page reads, not the server.
   const query = Type.Object({}, { additionalProperties: true });
@@ -93,7 +97,7 @@ export function consoleRoutes(dir = consoleDir): AnyRoute[] {
         const type = types[path.extname(name)];
         const body = type && !name.startsWith('.') ? readOnce(path.join(dir, 'assets', name)) : null;
         if (!body) throw new AppError('not_found', 'No such file');
-        securityHeaders(ctx);
+        securityHeaders(ctx, imageOrigins);
         ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
         ctx.vary('Accept-Encoding');
         ctx.type = type;

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { cypherDir } from '../infra/cypher-files.js';
+import type { ReportSummary } from './schemas.js';
 
 export const reportsDir = path.join(cypherDir, 'reports');
 
@@ -151,4 +152,24 @@ function schemaOf(p: ReportParam): TSchema {
       if (p.values) return Type.Unsafe<string>({ type: 'string', enum: p.values, ...common });
       return Type.String({ ...formats[p.type], ...common, description: `${p.description}${p.type === 'string' ? '' : ` (${(formats[p.type] as { description: string }).description})`}` });
   }
+}
+
+/** What the lists of reports say of one (the workspace's list, and the analysts'), with where to run it. */
+export function summaryOf(report: Report, path: string): ReportSummary {
+  return {
+    name: report.name,
+    title: report.title,
+    description: report.description,
+    path,
+    parameters: report.parameters.map((p) => ({
+      name: p.name,
+      type: p.type,
+      description: p.description,
+      required: !p.optional && p.default === undefined,
+      ...(p.default !== undefined ? { default: p.default } : {}),
+      ...(p.minimum !== undefined ? { minimum: p.minimum, maximum: p.maximum } : {}),
+      ...(p.values ? { values: p.values } : {}),
+    })),
+    columns: report.columns,
+  };
 }

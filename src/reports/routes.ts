@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { WorkspacePath } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { csvType, sendCsv, tabularFormat } from '../http/tabular.js';
-import { reportCatalog } from './catalog.js';
+import { reportCatalog, summaryOf } from './catalog.js';
 import { type ReportParamValue, ReportResultSchema, ReportSummarySchema } from './schemas.js';
 import type { ReportService } from './service.js';
 
@@ -21,24 +21,7 @@ export function reportRoutes(s: { reports: ReportService }): AnyRoute[] {
       summary: 'List the saved reports',
       responses: { 200: { description: 'Every report, its parameters and columns', schema: Type.Object({ reports: Type.Array(ReportSummarySchema) }) } },
       handler: async ({ ctx, params }) => {
-        ctx.body = {
-          reports: reports.map((r) => ({
-            name: r.name,
-            title: r.title,
-            description: r.description,
-            path: `/api/v1/workspaces/${params.workspaceId}/reports/${r.name}`,
-            parameters: r.parameters.map((p) => ({
-              name: p.name,
-              type: p.type,
-              description: p.description,
-              required: !p.optional && p.default === undefined,
-              ...(p.default !== undefined ? { default: p.default } : {}),
-              ...(p.minimum !== undefined ? { minimum: p.minimum, maximum: p.maximum } : {}),
-              ...(p.values ? { values: p.values } : {}),
-            })),
-            columns: r.columns,
-          })),
-        };
+        ctx.body = { reports: reports.map((r) => summaryOf(r, `/api/v1/workspaces/${params.workspaceId}/reports/${r.name}`)) };
       },
     }),
     ...reports.map((report) =>

@@ -9,7 +9,7 @@ export const ReportSummarySchema = Type.Object({
   name: Type.String(),
   title: Type.String(),
   description: Type.String(),
-  path: Type.String({ description: 'Where to run it (GET), under the workspace' }),
+  path: Type.String({ description: 'Where to run it (GET)' }),
   parameters: Type.Array(
     Type.Object({
       name: Type.String(),
@@ -35,4 +35,5 @@ export const ReportResultSchema = named('ReportResult', Type.Object({
 }));
 
 export type ReportParamValue = Static<typeof ParamValue>;
+export type ReportSummary = Static<typeof ReportSummarySchema>;
 export type ReportResult = Static<typeof ReportResultSchema>;

@@ -158,6 +158,8 @@ describe('the web console in Chromium', function () {
     expect(stored.activeVersion.id).to.equal(v2.id);
 
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    // Rollback and archive ask first.
+    await page.getByRole('group', { name: 'Confirm: Roll back to v1' }).getByRole('button', { name: 'Roll back to v1' }).click();
     await page.getByText('Version 3 is a new draft with the content of version 1.').waitFor();
     stored = await getPlaybook(workspace, workspace.owner.key, pb.id);
     const v3 = stored.versions.find((v: { versionNumber: number }) => v.versionNumber === 3);
@@ -167,6 +169,7 @@ describe('the web console in Chromium', function () {
     await page.locator('tr[data-version-number="3"][data-status="draft"]').waitFor();
 
     await page.getByRole('button', { name: 'Archive playbook' }).click();
+    await page.getByRole('group', { name: 'Confirm: Archive playbook' }).getByRole('button', { name: 'Archive playbook' }).click();
     await page.getByRole('button', { name: 'Restore playbook' }).waitFor();
     expect((await getPlaybook(workspace, workspace.owner.key, pb.id)).archivedAt).to.be.a('string');
     await page.getByRole('button', { name: 'Restore playbook' }).click();
@@ -207,8 +210,10 @@ describe('the web console in Chromium', function () {
 
     await card.getByLabel('Rotation grace').fill('2');
     await card.getByLabel('Grace unit').selectOption('seconds');
-    const rotatedAt = Date.now();
     await card.getByRole('button', { name: /^Rotate key/ }).click();
+    // Rotation takes access away from the old key: it asks first.
+    const rotatedAt = Date.now();
+    await card.getByRole('button', { name: 'Rotate key', exact: true }).click();
     await card.getByTestId('new-key').waitFor();
     const second = (await card.getByTestId('new-key').textContent())!;
     expect(second).to.match(/^pk_/).and.not.equal(first);
@@ -221,11 +226,13 @@ describe('the web console in Chromium', function () {
     expect(Date.now() - rotatedAt).to.be.at.least(2000);
     expect(await statusWith(workspace, second)).to.equal(200);
 
+    // The open agent stays open after a reload.
     await page.reload();
-    await card.getByRole('button', { name }).click();
     await card.locator('tr[data-key-id]').first().waitFor();
+    expect(await card.getByRole('button', { name }).getAttribute('aria-expanded')).to.equal('true');
     expect(await card.locator('tr[data-key-id]').count()).to.equal(1);
     await card.getByRole('button', { name: /^Revoke key/ }).click();
+    await card.getByRole('button', { name: 'Revoke key', exact: true }).click();
     await card.getByText('Key revoked.').waitFor();
     await until('the revoked key', () => statusWith(workspace, second), (s) => s === 401);
   });

@@ -1,35 +1,26 @@
 import type { ListAgentGrantsResponse } from '@sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { clientFor } from '../api.ts';
 import { listGrants, revokeGrant } from '../calls.ts';
-import { ErrorNote, Loading, when } from '../ui.tsx';
+import { ConfirmButton, ErrorNote, Loading, when } from '../ui.tsx';
 
 type Grant = ListAgentGrantsResponse['items'][number];
 
-/** One connected app: Revoke asks first, inline; focus moves to the question (it replaces the button) and back on Cancel. */
-function GrantItem({ grant, approvedBy, asking, pending, onAsk, onCancel, onRevoke }: {
-  grant: Grant; approvedBy: string; asking: boolean; pending: boolean; onAsk: () => void; onCancel: () => void; onRevoke: () => void;
-}) {
-  const revokeButton = useRef<HTMLButtonElement>(null);
-  const wasAsking = useRef(false);
-  useEffect(() => {
-    if (wasAsking.current && !asking) revokeButton.current?.focus();
-    wasAsking.current = asking;
-  }, [asking]);
+/** One connected app: Revoke asks first, inline (ConfirmButton moves focus to the question and back on Cancel). */
+function GrantItem({ grant, approvedBy, pending, onRevoke }: { grant: Grant; approvedBy: string; pending: boolean; onRevoke: () => void }) {
   return (
     <li data-grant-id={grant.id}>
       <strong>{grant.clientName}</strong>
       <span className="muted small">approved by {approvedBy}, {when(grant.createdAt)}</span>
-      {asking ? (
-        <span className="inline" role="group" aria-label={`Confirm revoking ${grant.clientName}`}>
-          <span>Revoke access for {grant.clientName}?</span>
-          <button type="button" autoFocus disabled={pending} onClick={onRevoke}>Revoke access</button>
-          <button type="button" className="secondary" disabled={pending} onClick={onCancel}>Cancel</button>
-        </span>
-      ) : (
-        <button type="button" ref={revokeButton} onClick={onAsk} aria-label={`Revoke ${grant.clientName}`}>Revoke</button>
-      )}
+      <ConfirmButton
+        label="Revoke"
+        ariaLabel={`Revoke ${grant.clientName}`}
+        question={<>Revoke access for {grant.clientName}?</>}
+        confirmLabel="Revoke access"
+        pending={pending}
+        onConfirm={onRevoke}
+      />
     </li>
   );
 }
@@ -38,15 +29,13 @@ function GrantItem({ grant, approvedBy, asking, pending, onAsk, onCancel, onRevo
 export function ConnectedApps({ ws, agentId, agentName }: { ws: string; agentId: string; agentName: string }) {
   const queryClient = useQueryClient();
   const grants = useQuery({ queryKey: ['grants', ws, agentId], queryFn: () => listGrants(ws, agentId) });
-  // Names of the approvers; one who has left the workspace shows by id (their grants ended when they left).
+  // Names of the approvers; one who has left the workspace is named a former member, by id (their grants ended when they left).
   const members = useQuery({ queryKey: ['members', ws], queryFn: () => clientFor(ws).members.list(), enabled: !!grants.data?.length });
-  const [asking, setAsking] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const revoke = useMutation({
     mutationFn: (grantId: string) => revokeGrant(ws, agentId, grantId),
     onSuccess: () => {
-      setAsking(null);
       setNote('Access revoked: the application’s tokens no longer work.');
       // The item that had focus is gone.
       heading.current?.focus();
@@ -54,8 +43,9 @@ export function ConnectedApps({ ws, agentId, agentName }: { ws: string; agentId:
     },
   });
   const approverOf = (userId: string) => {
-    const member = members.data?.find((m) => m.userId === userId);
-    return member ? member.name ?? member.email : userId;
+    if (!members.data) return userId;
+    const member = members.data.find((m) => m.userId === userId);
+    return member ? member.name ?? member.email : `a former member (${userId})`;
   };
   return (
     <section className="connected-apps" aria-label={`Connected apps of ${agentName}`}>
@@ -73,11 +63,8 @@ export function ConnectedApps({ ws, agentId, agentName }: { ws: string; agentId:
               key={g.id}
               grant={g}
               approvedBy={approverOf(g.approvedByUserId)}
-              asking={asking === g.id}
               pending={revoke.isPending}
-              onAsk={() => { revoke.reset(); setNote(null); setAsking(g.id); }}
-              onCancel={() => setAsking(null)}
-              onRevoke={() => revoke.mutate(g.id)}
+              onRevoke={() => { setNote(null); revoke.mutate(g.id); }}
             />
           ))}
         </ul>

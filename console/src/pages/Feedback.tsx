@@ -1,32 +1,84 @@
 import { type Feedback, type FeedbackType, type TargetType, feedbackTypes, targetTypes } from '@sdk';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
-import { clientFor } from '../api.ts';
+import { PlaybooksError, clientFor } from '../api.ts';
 import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
+import '../styles/agents.css';
 
-function targetHref(type: TargetType, id: string): string | null {
-  if (type === 'context_node') return `/nodes/${id}`;
-  if (type === 'playbook') return `/playbooks/${id}`;
-  return null;
+const targetPath = { playbook: 'playbooks', context_node: 'nodes' } as const;
+type TitledTarget = keyof typeof targetPath;
+const titled = (type: TargetType): type is TitledTarget => type in targetPath;
+
+/** What a target's title query knows: its title, that it is gone, or nothing yet. */
+type TargetName = { title?: string; gone?: boolean };
+
+/**
+ * The titles of the page's playbooks and nodes, one cached read each (the page holds a bounded number of items).
+ * A playbook version is named by id: no call finds a version from its id alone.
+ */
+function useTargetNames(ws: string, items: Feedback[]): (type: TargetType, id: string) => TargetName {
+  const targets = [...new Map(items.filter((f) => titled(f.targetType)).map((f) => [`${f.targetType}:${f.targetId}`, f])).values()];
+  const results = useQueries({
+    queries: targets.map((f) => ({
+      queryKey: ['feedback-target', ws, f.targetType, f.targetId],
+      queryFn: async () =>
+        f.targetType === 'playbook' ? (await clientFor(ws).playbooks.get(f.targetId)).title : (await clientFor(ws).nodes.get(f.targetId)).title,
+      staleTime: 60_000,
+      retry: false,
+    })),
+  });
+  const names = new Map<string, TargetName>();
+  targets.forEach((f, i) => {
+    const r = results[i];
+    names.set(`${f.targetType}:${f.targetId}`, r.data !== undefined ? { title: r.data } : { gone: r.error instanceof PlaybooksError && r.error.status === 404 });
+  });
+  return (type, id) => names.get(`${type}:${id}`) ?? {};
 }
 
-function Item({ ws, item }: { ws: string; item: Feedback }) {
+/** Who sent it, by name: an agent of the workspace, or a member (one who left is named by kind). */
+function useAuthorNames(ws: string) {
+  const agents = useQuery({ queryKey: ['agents', ws], queryFn: () => clientFor(ws).agents.list(), staleTime: 60_000 });
+  const members = useQuery({ queryKey: ['members', ws], queryFn: () => clientFor(ws).members.list(), staleTime: 60_000 });
+  return (item: Feedback): string => {
+    if (item.authorKind === 'agent') {
+      const agent = agents.data?.find((a) => a.id === item.authorId);
+      return agent ? `the agent ${agent.name}` : 'an agent';
+    }
+    const member = members.data?.find((m) => m.userId === item.authorId);
+    return member ? member.name ?? member.email : 'a user';
+  };
+}
+
+function Target({ item, name }: { item: Feedback; name: TargetName }) {
+  const kind = item.targetType.replace('_', ' ');
+  const id = <code className="secondary-id">{item.targetId}</code>;
+  if (titled(item.targetType) && name.title !== undefined) {
+    return (
+      <>
+        <Link href={`/${targetPath[item.targetType]}/${item.targetId}`} className="target-title">{name.title}</Link>
+        <span className="muted small"> ({kind} {id})</span>
+      </>
+    );
+  }
+  if (name.gone) return <span>a deleted {kind} <span className="muted small">{id}</span></span>;
+  return <span>a {kind} <span className="muted small">{id}</span></span>;
+}
+
+function Item({ ws, item, name, author }: { ws: string; item: Feedback; name: TargetName; author: string }) {
   const queryClient = useQueryClient();
   const [note, setNote] = useState('');
   const triage = useMutation({
     mutationFn: (status: 'resolved' | 'dismissed') => clientFor(ws).feedback.triage(item.id, { status, ...(note.trim() ? { resolutionNote: note.trim() } : {}) }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['feedback', ws] }),
   });
-  const href = targetHref(item.targetType, item.targetId);
   const noteId = `note-${item.id}`;
   return (
-    <li className="card" data-feedback-id={item.id}>
+    <li className="card feedback-item" data-feedback-id={item.id}>
       <p>
-        <span className="badge">{item.feedbackType}</span> on {item.targetType.replace('_', ' ')}{' '}
-        {href ? <Link href={href}>{item.targetId}</Link> : <code>{item.targetId}</code>}
-        <span className="muted small"> · from an {item.authorKind} · {when(item.createdAt)}</span>
+        <span className="badge">{item.feedbackType}</span> on <Target item={item} name={name} />
       </p>
+      <p className="muted small">from {author} · {when(item.createdAt)}</p>
       <p>{item.summary}</p>
       <div className="inline">
         <label htmlFor={noteId}>Note</label>
@@ -47,6 +99,8 @@ export function Feedback() {
   const limit = 20;
   const query = { status: 'open' as const, ...(feedbackType ? { feedbackType } : {}), ...(targetType ? { targetType } : {}), page, limit };
   const list = useQuery({ queryKey: ['feedback', ws, query], queryFn: () => clientFor(ws).feedback.page(query), placeholderData: keepPreviousData });
+  const nameOf = useTargetNames(ws, list.data?.feedback ?? []);
+  const authorOf = useAuthorNames(ws);
   return (
     <>
       <PageTitle text="Feedback to review" />
@@ -72,7 +126,7 @@ export function Feedback() {
         <>
           {list.data.feedback.length === 0 ? <p>No open feedback.</p> : (
             <ul className="cards" aria-label="Open feedback">
-              {list.data.feedback.map((f) => <Item key={f.id} ws={ws} item={f} />)}
+              {list.data.feedback.map((f) => <Item key={f.id} ws={ws} item={f} name={nameOf(f.targetType, f.targetId)} author={authorOf(f)} />)}
             </ul>
           )}
           <Pager page={page} limit={limit} total={list.data.pagination.total} onPage={setPage} />

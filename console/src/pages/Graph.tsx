@@ -1,4 +1,4 @@
-import { type LinkType, type NodeType, linkTypes } from '@sdk';
+import { type GetBundleData, type LinkType, type NodeType, linkTypes } from '@sdk';
 import { useQuery } from '@tanstack/react-query';
 import Graph from 'graphology';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
@@ -138,6 +138,32 @@ function labelBox(x: number, y: number, radius: number, width: number, view: { w
   return { left, top, width, height };
 }
 
+type View = { width: number; height: number };
+
+/** Inside the view with its margins (a label drawn past an edge would be cut there). */
+const inside = (b: Box, view: View) => b.left >= 4 && b.top >= 2 && b.left + b.width <= view.width - 4 && b.top + b.height <= view.height - 2;
+
+/**
+ * Where a label goes: beside its node (right, then left), else centred below or above it, each whole inside the
+ * view and clear of the labels already placed; failing those, beside the node pushed inside the view (over the
+ * node if it must), so that no label is ever cut at the graph's edge. Null when every place is taken.
+ */
+function placeLabel(x: number, y: number, radius: number, width: number, view: View, placed: Box[]): Box | null {
+  const height = labelSize + 4;
+  const centred = Math.min(Math.max(4, x - width / 2), Math.max(4, view.width - 4 - width));
+  const candidates: Box[] = [
+    { left: x + radius + 4, top: y - height / 2, width, height },
+    { left: x - radius - 4 - width, top: y - height / 2, width, height },
+    { left: centred, top: y + radius + 2, width, height },
+    { left: centred, top: y - radius - 2 - height, width, height },
+  ];
+  const free = (b: Box) => !placed.some((p) => overlaps(p, b));
+  const found = candidates.find((b) => inside(b, view) && free(b));
+  if (found) return found;
+  const pushed = [labelBox(x, y, radius, width, view, 'right'), labelBox(x, y, radius, width, view, 'left')];
+  return pushed.find(free) ?? null;
+}
+
 const overlaps = (a: Box, b: Box) => a.left < b.left + b.width + 3 && b.left < a.left + a.width + 3 && a.top < b.top + b.height + 1 && b.top < a.top + a.height + 1;
 
 interface Bundled {
@@ -147,6 +173,10 @@ interface Bundled {
   reason: { kind: string; depth: number; fromId: string | null; openFeedback?: string[] };
   score: number;
 }
+
+type BundleMode = NonNullable<NonNullable<GetBundleData['query']>['mode']>;
+/** The bundle's modes, as the API names them; tokenCount counts the texts each carries. */
+const bundleModes: [BundleMode, string][] = [['standard', 'standard (content)'], ['summary', 'summary (agent summaries)'], ['full', 'full (content, description, summary)']];
 
 interface PendingLabel { key: string; text: string; x: number; y: number; radius: number; priority: number; bold: boolean }
 
@@ -210,7 +240,7 @@ function createRenderer(graph: Graph, el: HTMLElement, refs: ViewRefs): Sigma {
       if (!d.label || (d.key !== pointerOn && !d.highlighted)) return;
       const text = clip(d.label);
       context.font = `600 ${labelSize}px ${labelFont}`;
-      const box = labelBox(d.x, d.y, d.size, context.measureText(text).width + 8, view(), 'right');
+      const box = placeLabel(d.x, d.y, d.size + 2, context.measureText(text).width + 8, view(), [])!;
       context.save();
       context.fillStyle = '#ffffff';
       context.shadowColor = 'rgba(0, 0, 0, 0.35)';
@@ -251,9 +281,8 @@ function createRenderer(graph: Graph, el: HTMLElement, refs: ViewRefs): Sigma {
       if (label.x < 0 || label.y < 0 || label.x > size.width || label.y > size.height) continue;
       context.font = `${label.bold ? 600 : 400} ${labelSize}px ${labelFont}`;
       const width = context.measureText(label.text).width;
-      let box = labelBox(label.x, label.y, label.radius, width, size, 'right');
-      if (placed.some((p) => overlaps(p, box))) box = labelBox(label.x, label.y, label.radius, width, size, 'left');
-      if (placed.some((p) => overlaps(p, box))) continue;
+      const box = placeLabel(label.x, label.y, label.radius, width, size, placed);
+      if (!box) continue;
       placed.push(box);
       drawn.push({ id: label.key, ...box });
       context.strokeStyle = 'rgba(255, 255, 255, 0.9)';
@@ -437,9 +466,10 @@ export default function GraphPage() {
   const query = { ...(playbookId ? { playbookId, depth } : {}), includeArchived, limit: 5000 };
   const graph = useQuery({ queryKey: ['graph', ws, query], queryFn: () => getGraph(ws, query), staleTime: 0 });
   const playbooks = useQuery({ queryKey: ['playbooks', ws, 'all-titles'], queryFn: () => clientFor(ws).playbooks.page({ sort: 'title', order: 'asc', limit: 100 }) });
-  const [bundleForm, setBundleForm] = useState({ maxNodes: 20, depth: 2, maxTokens: '' });
+  // The API's own defaults (mode standard, as get_bundle takes too), so the preview counts what an agent's bundle holds.
+  const [bundleForm, setBundleForm] = useState({ mode: 'standard' as BundleMode, maxNodes: 20, depth: 2, maxTokens: '' });
   const [bundle, setBundle] = useState<Bundled[] | null>(null);
-  const [bundleInfo, setBundleInfo] = useState<string | null>(null);
+  const [bundleInfo, setBundleInfo] = useState<{ text: string; tokens: number } | null>(null);
   const [bundleError, setBundleError] = useState<unknown>(null);
   const [filter, setFilter] = useState('');
   useEffect(() => setBundle(null), [playbookId]);
@@ -455,15 +485,20 @@ export default function GraphPage() {
     e.preventDefault();
     setBundleError(null);
     try {
-      const answer = await clientFor(ws).context.bundle({
+      const asked = {
         playbookId,
-        mode: 'summary',
+        mode: bundleForm.mode,
         maxNodes: bundleForm.maxNodes,
         depth: bundleForm.depth,
         ...(bundleForm.maxTokens ? { maxTokens: Number(bundleForm.maxTokens) } : {}),
-      });
+      };
+      const answer = await clientFor(ws).context.bundle(asked);
       setBundle(answer.nodes.map((n, i) => ({ rank: i + 1, id: n.id, title: n.title, reason: n.reason, score: n.score })));
-      setBundleInfo(`${answer.nodes.length} nodes, ${answer.tokenCount} tokens${answer.omitted.length ? `; ${answer.omitted.length} left out (${[...new Set(answer.omitted.map((o) => o.reason))].join(', ')})` : ''}.`);
+      // The figure is the answer's own tokenCount: what the API reports for these parameters (get_bundle too, given the same ones).
+      const nodes = `${answer.nodes.length} node${answer.nodes.length === 1 ? '' : 's'}`;
+      const left = answer.omittedCount ? `; ${answer.omittedCount} left out (${[...new Set(answer.omitted.map((o) => o.reason))].join(', ')})` : '';
+      const params = `${asked.mode} mode, max ${asked.maxNodes} nodes, depth ${asked.depth}${asked.maxTokens ? `, max ${asked.maxTokens} tokens` : ''}`;
+      setBundleInfo({ text: `${nodes}; their texts hold ${answer.tokenCount.toLocaleString('en')} tokens (${params})${left}.`, tokens: answer.tokenCount });
     } catch (err) {
       setBundle(null);
       setBundleError(err);
@@ -524,6 +559,10 @@ export default function GraphPage() {
           <aside aria-labelledby="bundle-title" className="bundle">
             <h2 id="bundle-title">Bundle preview</h2>
             <form onSubmit={preview} className="stack">
+              <label htmlFor="b-mode">Mode</label>
+              <select id="b-mode" value={bundleForm.mode} onChange={(e) => setBundleForm({ ...bundleForm, mode: e.target.value as BundleMode })}>
+                {bundleModes.map(([m, text]) => <option key={m} value={m}>{text}</option>)}
+              </select>
               <label htmlFor="b-max-nodes">Max nodes</label>
               <input id="b-max-nodes" type="number" min={1} max={100} value={bundleForm.maxNodes} onChange={(e) => setBundleForm({ ...bundleForm, maxNodes: Number(e.target.value) })} />
               <label htmlFor="b-depth">Depth</label>
@@ -536,7 +575,7 @@ export default function GraphPage() {
             <ErrorNote error={bundleError} />
             {bundle && (
               <>
-                <p role="status">{bundleInfo}</p>
+                <p role="status" data-testid="bundle-tokens" data-token-count={bundleInfo?.tokens}>{bundleInfo?.text}</p>
                 <ol className="bundle-list" data-testid="bundle-list">
                   {bundle.map((b) => (
                     <li key={b.id} data-node-id={b.id} data-rank={b.rank}>

@@ -1,14 +1,15 @@
 import type { CompletionContext, CompletionResult } from '@codemirror/autocomplete';
 import { markdown, markdownLanguage } from '@codemirror/lang-markdown';
 import { EditorView, basicSetup } from 'codemirror';
-import { type NodeType, nodeTypes } from '@sdk';
+import { type NodeDetail, type NodeType, nodeTypes } from '@sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import DOMPurify from 'dompurify';
-import { marked } from 'marked';
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
 import { ErrorNote, Loading, PageTitle } from '../ui.tsx';
+import { NodeLinks } from './NodeLinks.tsx';
+import { NodePreview } from './NodePreview.tsx';
+import '../styles/nodes.css';
 
 /**
  * `[[` opens a list of the workspace's node slugs: the first nodes by title (kept for the editor's life) matched
@@ -71,7 +72,9 @@ function MarkdownEditor({ ws, initial, onChange }: { ws: string; initial: string
         EditorView.lineWrapping,
         // The page's CSP admits the editor's <style> element by this nonce (src/console/routes.ts).
         EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-style-nonce"]')?.content ?? ''),
-        EditorView.contentAttributes.of({ 'aria-label': 'Content (markdown)', 'aria-describedby': 'content-help' }),
+        // tabindex: the editor scrolls inside its own box now, and checkers count a contenteditable element as the
+        // box's focusable content only when it says so.
+        EditorView.contentAttributes.of({ 'aria-label': 'Content (markdown)', 'aria-describedby': 'content-help', tabindex: '0' }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) changed.current(u.state.doc.toString());
         }),
@@ -82,15 +85,6 @@ function MarkdownEditor({ ws, initial, onChange }: { ws: string; initial: string
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [ws]);
   return <div ref={host} className="editor" />;
-}
-
-function Preview({ text }: { text: string }) {
-  const html = useMemo(() => {
-    // [[slug]] reads as a link name in the preview.
-    const linked = text.replace(/\[\[([^\]\n|]+)(\|[^\]\n]*)?\]\]/g, (_m, slug: string) => `**⟦${slug.trim()}⟧**`);
-    return DOMPurify.sanitize(marked.parse(linked, { async: false }) as string);
-  }, [text]);
-  return <div className="preview" aria-label="Preview" role="region" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
 interface Fields {
@@ -119,23 +113,6 @@ const aliasText = (aliases: readonly string[]) => aliases.join('\n');
 const tagText = (tags: readonly string[]) => tags.join(', ');
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/**
- * "§ Heading, § ^block" after a wikilink's other end: the sections of the target its wikilinks name
- * (on an incoming link, sections of this node: "→ § Heading").
- */
-function Sections({ sections, incoming = false }: { sections: readonly string[]; incoming?: boolean }) {
-  if (sections.length === 0) return null;
-  return (
-    <>
-      {' '}
-      <span className="link-sections">
-        {incoming && '→ '}
-        {sections.map((s, i) => <span key={s} className="link-section">{i > 0 && ', '}§ {s}</span>)}
-      </span>
-    </>
-  );
-}
-
 export default function NodeEditor() {
   const { ws, id } = useParams<{ ws: string; id?: string }>();
   const isNew = !id;
@@ -152,7 +129,7 @@ export default function NodeEditor() {
   return <Form key={id ?? 'new'} ws={ws} id={id} initial={initial} node={node.data} />;
 }
 
-function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fields; node?: Awaited<ReturnType<ReturnType<typeof clientFor>['nodes']['get']>> }) {
+function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fields; node?: NodeDetail }) {
   const [fields, setFields] = useState(initial);
   const [saved, setSaved] = useState<string | null>(null);
   const [, navigate] = useLocation();
@@ -191,8 +168,8 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
     <>
       <PageTitle text={id ? `Edit ${initial.title}` : 'New context node'} />
       <form onSubmit={submit} className="node-form" aria-label="Context node">
-        <div className="grid2">
-          <div>
+        <div className="node-fields">
+          <div className="span2">
             <label htmlFor="node-title">Title</label>
             <input id="node-title" value={fields.title} onChange={(e) => set('title', e.target.value)} required />
           </div>
@@ -201,26 +178,26 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
             <input id="node-slug" value={fields.slug} onChange={(e) => set('slug', e.target.value)} readOnly={Boolean(id)} aria-describedby="slug-help" />
             <span id="slug-help" className="muted small">{id ? 'A slug does not change.' : 'Optional: made from the title when empty.'}</span>
           </div>
-          <div className="wide">
-            <label htmlFor="node-description">Description</label>
-            <input id="node-description" value={fields.description} onChange={(e) => set('description', e.target.value)} required />
-          </div>
           <div>
             <label htmlFor="node-type-field">Type</label>
             <select id="node-type-field" value={fields.nodeType} onChange={(e) => set('nodeType', e.target.value as NodeType)}>
               {nodeTypes.map((t) => <option key={t} value={t}>{t}</option>)}
             </select>
           </div>
+          <div className="span3">
+            <label htmlFor="node-description">Description</label>
+            <input id="node-description" value={fields.description} onChange={(e) => set('description', e.target.value)} required />
+          </div>
           <div>
             <label htmlFor="node-importance">Importance (0–100)</label>
             <input id="node-importance" type="number" min={0} max={100} value={fields.importance} onChange={(e) => set('importance', Number(e.target.value))} />
           </div>
-          <div>
+          <div className="span2">
             <label htmlFor="node-aliases">Aliases</label>
             <textarea id="node-aliases" rows={3} value={fields.aliases} onChange={(e) => set('aliases', e.target.value)} aria-describedby="aliases-help" />
             <span id="aliases-help" className="muted small">One a line: other names wikilinks may call this node by, as [[alias]]. At most 50.</span>
           </div>
-          <div>
+          <div className="span2">
             <label htmlFor="node-tags">Tags</label>
             <input id="node-tags" value={fields.tags} onChange={(e) => set('tags', e.target.value)} aria-describedby="tags-help" />
             <span id="tags-help" className="muted small">Separated by commas, e.g. onboarding, billing. At most 100.</span>
@@ -230,66 +207,39 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
               </ul>
             )}
           </div>
-          <div className="wide">
+          <div className="span2">
             <label htmlFor="node-source-path">Source file</label>
             <input id="node-source-path" value={fields.sourcePath} onChange={(e) => set('sourcePath', e.target.value)} aria-describedby="source-path-help" />
             <span id="source-path-help" className="muted small">The file the node was imported from, relative to its folder (guides/First Week.md); a folder import sets it. Empty for none.</span>
           </div>
-          <div className="checks">
+          <div className="checks span2">
             <input id="node-read-first" type="checkbox" checked={fields.readFirst} onChange={(e) => set('readFirst', e.target.checked)} />
             <label htmlFor="node-read-first">Read first</label>
             <input id="node-edge-case" type="checkbox" checked={fields.edgeCaseOnly} onChange={(e) => set('edgeCaseOnly', e.target.checked)} />
             <label htmlFor="node-edge-case">Edge case only</label>
           </div>
         </div>
-        <div className="split">
-          <div>
+        {/* Side by side (stacked on a narrow screen), each of a bounded height with its own scroll: wide content
+            scrolls inside the preview instead of widening the page or squeezing the editor. */}
+        <div className="node-content">
+          <div className="node-pane">
             <span className="label" id="content-label">Content</span>
             <MarkdownEditor ws={ws} initial={initial.content} onChange={(t) => set('content', t)} />
             <span id="content-help" className="muted small">Markdown. Type [[ to link another node by its slug; [[Name#Heading]] links to a section of it.</span>
           </div>
-          <div>
+          <div className="node-pane">
             <span className="label">Preview</span>
-            <Preview text={fields.content} />
+            <NodePreview text={fields.content} />
           </div>
         </div>
-        <button type="submit" disabled={save.isPending}>{id ? 'Save' : 'Create'}</button>
-        <p role="status" className="status-line">{saved}</p>
-        <ErrorNote error={save.error} />
+        {/* Stays at the bottom of the window while the form is on screen, so saving never means scrolling past the editor. */}
+        <div className="node-save">
+          <button type="submit" disabled={save.isPending}>{id ? 'Save' : 'Create'}</button>
+          <p role="status" className="status-line">{saved}</p>
+          <ErrorNote error={save.error} />
+        </div>
       </form>
-      {node && (
-        <section aria-labelledby="links-title">
-          <h2 id="links-title">Links</h2>
-          <div className="grid3">
-            <div>
-              <h3>Outgoing</h3>
-              <ul data-testid="outgoing-links">
-                {node.outgoingLinks.map((l) => <li key={l.id}><Link href={`/nodes/${l.targetId}`}>{l.title}</Link><Sections sections={l.sections} /> <span className="muted small">{l.linkType} · {l.origin}</span></li>)}
-              </ul>
-              {node.outgoingLinks.length === 0 && <p className="muted">None.</p>}
-            </div>
-            <div>
-              <h3>Incoming</h3>
-              <ul data-testid="incoming-links">
-                {node.incomingLinks.map((l) => (
-                  <li key={l.id}>
-                    <Link href={l.sourceType === 'playbook' ? `/playbooks/${l.sourceId}` : `/nodes/${l.sourceId}`}>{l.title}</Link>
-                    <Sections sections={l.sections} incoming /> <span className="muted small">{l.linkType} · {l.origin}</span>
-                  </li>
-                ))}
-              </ul>
-              {node.incomingLinks.length === 0 && <p className="muted">None.</p>}
-            </div>
-            <div>
-              <h3>Unresolved</h3>
-              <ul data-testid="unresolved-links">
-                {node.unresolvedLinks.map((s) => <li key={s}><code>[[{s}]]</code></li>)}
-              </ul>
-              {node.unresolvedLinks.length === 0 && <p className="muted">None.</p>}
-            </div>
-          </div>
-        </section>
-      )}
+      {node && <NodeLinks ws={ws} node={node} />}
     </>
   );
 }

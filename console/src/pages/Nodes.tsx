@@ -4,12 +4,31 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { clientFor } from '../api.ts';
 import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
+import '../styles/nodes.css';
 
 type Status = NodeStatus | 'all';
 
 /** The node list's address for a tag filter (the filter lives in the address, so a tag's link can set it). */
 const tagHref = (tag: string) => (tag ? `/nodes?tag=${encodeURIComponent(tag)}` : '/nodes');
 const aliasesShown = 5;
+
+/** What to do in a workspace with no live node yet: make one here, or bring a folder of notes in. */
+function NoNodesYet({ ws }: { ws: string }) {
+  return (
+    <section className="empty-state" aria-labelledby="no-nodes-title" data-testid="nodes-empty">
+      <h2 id="no-nodes-title">No context nodes yet</h2>
+      <p>
+        Context nodes hold what agents read beside a playbook. <Link href="/nodes/new">Create a context node</Link> here, or import a
+        folder of markdown notes (an Obsidian vault, say) with the command line, which makes a node of every file and links them as their
+        wikilinks do:
+      </p>
+      <pre><code>API_KEY=pk_user_… npm run cli -- import ./notes --workspace {ws} --dry-run</code></pre>
+      <p className="muted small">
+        Leave out <code>--dry-run</code> to write the nodes. The project’s docs/import-export.md tells how files become nodes.
+      </p>
+    </section>
+  );
+}
 
 export function Nodes() {
   const { ws } = useParams<{ ws: string }>();
@@ -40,6 +59,7 @@ export function Nodes() {
   }, [tagInput, navigate]);
   const limit = 25;
   const query = { ...(q ? { q } : {}), ...(nodeType ? { nodeType } : {}), ...(tag ? { tag } : {}), status, page, limit };
+  const unfiltered = !q && !nodeType && !tag && status === 'live';
   const list = useQuery({ queryKey: ['nodes', ws, query], queryFn: () => clientFor(ws).nodes.page(query), placeholderData: keepPreviousData });
   return (
     <>
@@ -128,7 +148,7 @@ export function Nodes() {
               ))}
             </tbody>
           </table>
-          {list.data.nodes.length === 0 && <p>No context node matches.</p>}
+          {list.data.nodes.length === 0 && (unfiltered ? <NoNodesYet ws={ws} /> : <p>No context node matches.</p>)}
           <Pager page={page} limit={limit} total={list.data.pagination.total} onPage={setPage} />
         </>
       )}

@@ -4,6 +4,8 @@ import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
 import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
+import { PlaybookCreate } from './PlaybookCreate.tsx';
+import '../styles/playbooks.css';
 
 type Status = '' | VersionStatus;
 type Sort = NonNullable<NonNullable<ListPlaybooksData['query']>['sort']>;
@@ -19,10 +21,29 @@ export function Playbooks() {
   const query = { ...(search.trim() ? { q: search.trim() } : {}), ...(status ? { status } : {}), ...(area.trim() ? { function_area: area.trim() } : {}), sort, order: sort === 'title' ? ('asc' as const) : ('desc' as const), page, limit };
   const list = useQuery({ queryKey: ['playbooks', ws, query], queryFn: () => clientFor(ws).playbooks.page(query), placeholderData: keepPreviousData });
   const shown = list.data?.playbooks;
+  const filtered = Boolean(search.trim() || status || area.trim());
+  // An empty workspace opens the form by itself: creating the first playbook is the only thing to do there.
+  const none = shown?.length === 0 && !filtered && page === 1;
+  const [creating, setCreating] = useState(false);
+  const formOpen = creating || none;
   return (
     <>
       <PageTitle text="Playbooks" />
-      <form className="filters" role="search" aria-label="Filter playbooks" onSubmit={(e) => e.preventDefault()}>
+      {!none && (
+        <div className="actions">
+          <button type="button" aria-expanded={creating} onClick={() => setCreating((c) => !c)}>
+            New playbook
+          </button>
+        </div>
+      )}
+      {none && <p className="pb-empty" data-testid="playbooks-empty">No playbooks yet. Create one with the form below: give it a title, and optionally its instructions.</p>}
+      {formOpen && (
+        <section id="new-playbook" className="pb-create" aria-labelledby="new-playbook-title">
+          <h2 id="new-playbook-title">New playbook</h2>
+          <PlaybookCreate ws={ws} headingId="new-playbook-title" />
+        </section>
+      )}
+      {!none && <form className="filters" role="search" aria-label="Filter playbooks" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label htmlFor="pb-search">Search</label>
           <input id="pb-search" type="search" value={search} onChange={(e) => { setSearch(e.target.value); setPage(1); }} placeholder="title, slug or summary" />
@@ -46,10 +67,10 @@ export function Playbooks() {
             <option value="title">title</option>
           </select>
         </div>
-      </form>
+      </form>}
       {list.isPending && <Loading what="Loading playbooks" />}
       <ErrorNote error={list.error} />
-      {shown && (
+      {shown && !none && (
         <>
           <table className="list" aria-label="Playbooks">
             <thead>

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AddMemberData, AddMemberErrors, AddMemberResponses, AdminCreateUserData, AdminCreateUserErrors, AdminCreateUserKeyData, AdminCreateUserKeyErrors, AdminCreateUserKeyResponses, AdminCreateUserResponses, AdminCreateWorkspaceData, AdminCreateWorkspaceErrors, AdminCreateWorkspaceResponses, AdminListAuditEventsData, AdminListAuditEventsErrors, AdminListAuditEventsResponses, AdminRevokeUserKeyData, AdminRevokeUserKeyErrors, AdminRevokeUserKeyResponses, AdminUpdateWorkspaceData, AdminUpdateWorkspaceErrors, AdminUpdateWorkspaceResponses, ApproveConsentRequestData, ApproveConsentRequestErrors, ApproveConsentRequestResponses, ApprovePlaybookVersionData, ApprovePlaybookVersionErrors, ApprovePlaybookVersionResponses, ArchiveContextNodeData, ArchiveContextNodeErrors, ArchiveContextNodeResponses, ArchivePlaybookData, ArchivePlaybookErrors, ArchivePlaybookResponses, ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, ContextUpdatesData, ContextUpdatesErrors, ContextUpdatesResponses, CreateAgentKeyData, CreateAgentKeyErrors, CreateAgentKeyResponses, CreateAnnotationData, CreateAnnotationErrors, CreateAnnotationResponses, CreateContextNodeData, CreateContextNodeErrors, CreateContextNodeResponses, CreateFeedbackData, CreateFeedbackErrors, CreateFeedbackResponses, CreateNodeLinkData, CreateNodeLinkErrors, CreateNodeLinkResponses, CreatePlaybookData, CreatePlaybookErrors, CreatePlaybookLinkData, CreatePlaybookLinkErrors, CreatePlaybookLinkResponses, CreatePlaybookResponses, CreatePlaybookVersionData, CreatePlaybookVersionErrors, CreatePlaybookVersionResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateAgentData, DeactivateAgentErrors, DeactivateAgentResponses, DeleteAnnotationData, DeleteAnnotationErrors, DeleteAnnotationResponses, DeleteNodeLinkData, DeleteNodeLinkErrors, DeleteNodeLinkResponses, DeletePlaybookLinkData, DeletePlaybookLinkErrors, DeletePlaybookLinkResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DenyConsentRequestData, DenyConsentRequestErrors, DenyConsentRequestResponses, DocsAssetData, DocsAssetErrors, DocsAssetResponses, DocsData, DocsResponses, DownloadClientData, DownloadClientErrors, DownloadClientResponses, DownloadCypherShellData, DownloadCypherShellErrors, DownloadCypherShellResponses, DownloadMcpBridgeData, DownloadMcpBridgeErrors, DownloadMcpBridgeResponses, ExportWorkspaceData, ExportWorkspaceErrors, ExportWorkspaceResponses, FollowLinksData, FollowLinksErrors, FollowLinksResponses, GetAgentData, GetAgentErrors, GetAgentResponses, GetBundleData, GetBundleErrors, GetBundleResponses, GetConsentRequestData, GetConsentRequestErrors, GetConsentRequestResponses, GetContextNodeData, GetContextNodeErrors, GetContextNodeResponses, GetGraphData, GetGraphErrors, GetGraphResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetPlaybookData, GetPlaybookErrors, GetPlaybookResponses, GetPlaybookVersionData, GetPlaybookVersionErrors, GetPlaybookVersionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, HealthData, HealthResponses, ImportContextNodesData, ImportContextNodesErrors, ImportContextNodesResponses, ImportWorkspaceData, ImportWorkspaceErrors, ImportWorkspaceResponses, ListAgentGrantsData, ListAgentGrantsErrors, ListAgentGrantsResponses, ListAgentKeysData, ListAgentKeysErrors, ListAgentKeysResponses, ListAgentsData, ListAgentsErrors, ListAgentsResponses, ListAnnotationsData, ListAnnotationsErrors, ListAnnotationsResponses, ListAuditEventsData, ListAuditEventsErrors, ListAuditEventsResponses, ListContextNodesData, ListContextNodesErrors, ListContextNodesResponses, ListFeedbackData, ListFeedbackErrors, ListFeedbackResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListPlaybooksData, ListPlaybooksErrors, ListPlaybooksResponses, ListReportsData, ListReportsErrors, ListReportsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, ListWorkspacesData, ListWorkspacesErrors, ListWorkspacesResponses, McpData, McpErrors, McpProtectedResourceData, McpProtectedResourceErrors, McpProtectedResourceResponses, McpResponses, MetricsData, MetricsErrors, MetricsResponses, OpenApiData, OpenApiResponses, ReactivateAgentData, ReactivateAgentErrors, ReactivateAgentResponses, ReadyData, ReadyErrors, ReadyResponses, RedeliverWebhookData, RedeliverWebhookErrors, RedeliverWebhookResponses, RegisterAgentData, RegisterAgentErrors, RegisterAgentResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreContextNodeData, RestoreContextNodeErrors, RestoreContextNodeResponses, RestorePlaybookData, RestorePlaybookErrors, RestorePlaybookResponses, RevokeAgentGrantData, RevokeAgentGrantErrors, RevokeAgentGrantResponses, RevokeAgentKeyData, RevokeAgentKeyErrors, RevokeAgentKeyResponses, RollbackPlaybookVersionData, RollbackPlaybookVersionErrors, RollbackPlaybookVersionResponses, RotateAgentKeyData, RotateAgentKeyErrors, RotateAgentKeyResponses, RunCypherData, RunCypherErrors, RunCypherResponses, RunReportFeedbackSummaryData, RunReportFeedbackSummaryErrors, RunReportFeedbackSummaryResponses, RunReportHubsData, RunReportHubsErrors, RunReportHubsResponses, RunReportNearDuplicateTitlesData, RunReportNearDuplicateTitlesErrors, RunReportNearDuplicateTitlesResponses, RunReportOrphansData, RunReportOrphansErrors, RunReportOrphansResponses, RunReportPlaybooksAwaitingApprovalData, RunReportPlaybooksAwaitingApprovalErrors, RunReportPlaybooksAwaitingApprovalResponses, RunReportRequiresCyclesData, RunReportRequiresCyclesErrors, RunReportRequiresCyclesResponses, RunReportRetrievalsPerAgentData, RunReportRetrievalsPerAgentErrors, RunReportRetrievalsPerAgentResponses, RunReportStaleContextData, RunReportStaleContextErrors, RunReportStaleContextResponses, RunReportUnreachedNodesData, RunReportUnreachedNodesErrors, RunReportUnreachedNodesResponses, RunReportUnresolvedWikilinksData, RunReportUnresolvedWikilinksErrors, RunReportUnresolvedWikilinksResponses, TriageFeedbackData, TriageFeedbackErrors, TriageFeedbackResponses, UpdateAgentData, UpdateAgentErrors, UpdateAgentResponses, UpdateContextNodeData, UpdateContextNodeErrors, UpdateContextNodeResponses, UpdatePlaybookData, UpdatePlaybookErrors, UpdatePlaybookResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
+import type { AddMemberData, AddMemberErrors, AddMemberResponses, AdminCreateUserData, AdminCreateUserErrors, AdminCreateUserKeyData, AdminCreateUserKeyErrors, AdminCreateUserKeyResponses, AdminCreateUserResponses, AdminCreateWorkspaceData, AdminCreateWorkspaceErrors, AdminCreateWorkspaceResponses, AdminListAuditEventsData, AdminListAuditEventsErrors, AdminListAuditEventsResponses, AdminRevokeUserKeyData, AdminRevokeUserKeyErrors, AdminRevokeUserKeyResponses, AdminUpdateWorkspaceData, AdminUpdateWorkspaceErrors, AdminUpdateWorkspaceResponses, AnalystListReportsData, AnalystListReportsErrors, AnalystListReportsResponses, AnalystRunReportFeedbackSummaryData, AnalystRunReportFeedbackSummaryErrors, AnalystRunReportFeedbackSummaryResponses, AnalystRunReportHubsData, AnalystRunReportHubsErrors, AnalystRunReportHubsResponses, AnalystRunReportNearDuplicateTitlesData, AnalystRunReportNearDuplicateTitlesErrors, AnalystRunReportNearDuplicateTitlesResponses, AnalystRunReportOrphansData, AnalystRunReportOrphansErrors, AnalystRunReportOrphansResponses, AnalystRunReportPlaybooksAwaitingApprovalData, AnalystRunReportPlaybooksAwaitingApprovalErrors, AnalystRunReportPlaybooksAwaitingApprovalResponses, AnalystRunReportRequiresCyclesData, AnalystRunReportRequiresCyclesErrors, AnalystRunReportRequiresCyclesResponses, AnalystRunReportRetrievalsPerAgentData, AnalystRunReportRetrievalsPerAgentErrors, AnalystRunReportRetrievalsPerAgentResponses, AnalystRunReportStaleContextData, AnalystRunReportStaleContextErrors, AnalystRunReportStaleContextResponses, AnalystRunReportUnreachedNodesData, AnalystRunReportUnreachedNodesErrors, AnalystRunReportUnreachedNodesResponses, AnalystRunReportUnresolvedWikilinksData, AnalystRunReportUnresolvedWikilinksErrors, AnalystRunReportUnresolvedWikilinksResponses, ApproveConsentRequestData, ApproveConsentRequestErrors, ApproveConsentRequestResponses, ApprovePlaybookVersionData, ApprovePlaybookVersionErrors, ApprovePlaybookVersionResponses, ArchiveContextNodeData, ArchiveContextNodeErrors, ArchiveContextNodeResponses, ArchivePlaybookData, ArchivePlaybookErrors, ArchivePlaybookResponses, ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, ContextUpdatesData, ContextUpdatesErrors, ContextUpdatesResponses, CreateAgentKeyData, CreateAgentKeyErrors, CreateAgentKeyResponses, CreateAnnotationData, CreateAnnotationErrors, CreateAnnotationResponses, CreateContextNodeData, CreateContextNodeErrors, CreateContextNodeResponses, CreateFeedbackData, CreateFeedbackErrors, CreateFeedbackResponses, CreateNodeLinkData, CreateNodeLinkErrors, CreateNodeLinkResponses, CreatePlaybookData, CreatePlaybookErrors, CreatePlaybookLinkData, CreatePlaybookLinkErrors, CreatePlaybookLinkResponses, CreatePlaybookResponses, CreatePlaybookVersionData, CreatePlaybookVersionErrors, CreatePlaybookVersionResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateAgentData, DeactivateAgentErrors, DeactivateAgentResponses, DeleteAnnotationData, DeleteAnnotationErrors, DeleteAnnotationResponses, DeleteNodeLinkData, DeleteNodeLinkErrors, DeleteNodeLinkResponses, DeletePlaybookLinkData, DeletePlaybookLinkErrors, DeletePlaybookLinkResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DenyConsentRequestData, DenyConsentRequestErrors, DenyConsentRequestResponses, DocsAssetData, DocsAssetErrors, DocsAssetResponses, DocsData, DocsResponses, DownloadClientData, DownloadClientErrors, DownloadClientResponses, DownloadCypherShellData, DownloadCypherShellErrors, DownloadCypherShellResponses, DownloadMcpBridgeData, DownloadMcpBridgeErrors, DownloadMcpBridgeResponses, ExportWorkspaceData, ExportWorkspaceErrors, ExportWorkspaceResponses, FollowLinksData, FollowLinksErrors, FollowLinksResponses, GetAgentData, GetAgentErrors, GetAgentResponses, GetBundleData, GetBundleErrors, GetBundleResponses, GetConsentRequestData, GetConsentRequestErrors, GetConsentRequestResponses, GetContextNodeData, GetContextNodeErrors, GetContextNodeResponses, GetGraphData, GetGraphErrors, GetGraphResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetPlaybookData, GetPlaybookErrors, GetPlaybookResponses, GetPlaybookVersionData, GetPlaybookVersionErrors, GetPlaybookVersionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, HealthData, HealthResponses, ImportContextNodesData, ImportContextNodesErrors, ImportContextNodesResponses, ImportWorkspaceData, ImportWorkspaceErrors, ImportWorkspaceResponses, ListAgentGrantsData, ListAgentGrantsErrors, ListAgentGrantsResponses, ListAgentKeysData, ListAgentKeysErrors, ListAgentKeysResponses, ListAgentsData, ListAgentsErrors, ListAgentsResponses, ListAnnotationsData, ListAnnotationsErrors, ListAnnotationsResponses, ListAuditEventsData, ListAuditEventsErrors, ListAuditEventsResponses, ListContextNodesData, ListContextNodesErrors, ListContextNodesResponses, ListFeedbackData, ListFeedbackErrors, ListFeedbackResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListPlaybooksData, ListPlaybooksErrors, ListPlaybooksResponses, ListReportsData, ListReportsErrors, ListReportsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, ListWorkspacesData, ListWorkspacesErrors, ListWorkspacesResponses, McpData, McpErrors, McpProtectedResourceData, McpProtectedResourceErrors, McpProtectedResourceResponses, McpResponses, MetricsData, MetricsErrors, MetricsResponses, OpenApiData, OpenApiResponses, ReactivateAgentData, ReactivateAgentErrors, ReactivateAgentResponses, ReadyData, ReadyErrors, ReadyResponses, RedeliverWebhookData, RedeliverWebhookErrors, RedeliverWebhookResponses, RegisterAgentData, RegisterAgentErrors, RegisterAgentResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreContextNodeData, RestoreContextNodeErrors, RestoreContextNodeResponses, RestorePlaybookData, RestorePlaybookErrors, RestorePlaybookResponses, RevokeAgentGrantData, RevokeAgentGrantErrors, RevokeAgentGrantResponses, RevokeAgentKeyData, RevokeAgentKeyErrors, RevokeAgentKeyResponses, RollbackPlaybookVersionData, RollbackPlaybookVersionErrors, RollbackPlaybookVersionResponses, RotateAgentKeyData, RotateAgentKeyErrors, RotateAgentKeyResponses, RunCypherData, RunCypherErrors, RunCypherResponses, RunReportFeedbackSummaryData, RunReportFeedbackSummaryErrors, RunReportFeedbackSummaryResponses, RunReportHubsData, RunReportHubsErrors, RunReportHubsResponses, RunReportNearDuplicateTitlesData, RunReportNearDuplicateTitlesErrors, RunReportNearDuplicateTitlesResponses, RunReportOrphansData, RunReportOrphansErrors, RunReportOrphansResponses, RunReportPlaybooksAwaitingApprovalData, RunReportPlaybooksAwaitingApprovalErrors, RunReportPlaybooksAwaitingApprovalResponses, RunReportRequiresCyclesData, RunReportRequiresCyclesErrors, RunReportRequiresCyclesResponses, RunReportRetrievalsPerAgentData, RunReportRetrievalsPerAgentErrors, RunReportRetrievalsPerAgentResponses, RunReportStaleContextData, RunReportStaleContextErrors, RunReportStaleContextResponses, RunReportUnreachedNodesData, RunReportUnreachedNodesErrors, RunReportUnreachedNodesResponses, RunReportUnresolvedWikilinksData, RunReportUnresolvedWikilinksErrors, RunReportUnresolvedWikilinksResponses, TriageFeedbackData, TriageFeedbackErrors, TriageFeedbackResponses, UpdateAgentData, UpdateAgentErrors, UpdateAgentResponses, UpdateContextNodeData, UpdateContextNodeErrors, UpdateContextNodeResponses, UpdatePlaybookData, UpdatePlaybookErrors, UpdatePlaybookResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -877,6 +877,147 @@ export const runCypher = <ThrowOnError extends boolean = false>(options: Options
 });
 
 /**
+ * List the saved reports (analysts)
+ *
+ * The saved reports an analyst may run in any workspace (ANALYST_TOKEN or ADMIN_TOKEN): the same list as a workspace's GET …/reports, each with its path here.
+ */
+export const analystListReports = <ThrowOnError extends boolean = false>(options?: Options<AnalystListReportsData, ThrowOnError>) => (options?.client ?? client).get<AnalystListReportsResponses, AnalystListReportsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports',
+    ...options
+});
+
+/**
+ * Report for analysts: Feedback by type and target
+ *
+ * Feedback given in a period, counted per target and feedback type, with how much of it is still open.
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: targetType, targetId, title, feedbackType, total, open, firstAt, lastAt. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportFeedbackSummary = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportFeedbackSummaryData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportFeedbackSummaryResponses, AnalystRunReportFeedbackSummaryErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/feedback-summary',
+    ...options
+});
+
+/**
+ * Report for analysts: Hubs
+ *
+ * The live context nodes that the most links require or reference (from nodes and playbooks): the ones whose change reaches furthest.
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: id, slug, title, requiredBy, referencedBy, total. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportHubs = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportHubsData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportHubsResponses, AnalystRunReportHubsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/hubs',
+    ...options
+});
+
+/**
+ * Report for analysts: Near-duplicate titles
+ *
+ * Live context nodes whose titles are the same once case, punctuation and spacing are ignored ("Brand voice: tone" and "brand voice - tone"): candidates to merge.
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: normalizedTitle, count, ids, titles. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportNearDuplicateTitles = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportNearDuplicateTitlesData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportNearDuplicateTitlesResponses, AnalystRunReportNearDuplicateTitlesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/near-duplicate-titles',
+    ...options
+});
+
+/**
+ * Report for analysts: Orphans
+ *
+ * Live context nodes that nothing links to (no node and no playbook has a link of any type to them, archived ones included) and that are not read-first: no bundle can ever include them.
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: id, slug, title, nodeType, importance, updatedAt. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportOrphans = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportOrphansData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportOrphansResponses, AnalystRunReportOrphansErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/orphans',
+    ...options
+});
+
+/**
+ * Report for analysts: Playbooks awaiting approval
+ *
+ * Active playbooks with no approved version (agents get no instructions from them) or with draft versions waiting for an editor; the oldest waiting draft first.
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: id, slug, title, hasApprovedVersion, approvedVersion, draftsWaiting, oldestDraftAt, latestVersion. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportPlaybooksAwaitingApproval = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportPlaybooksAwaitingApprovalData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportPlaybooksAwaitingApprovalResponses, AnalystRunReportPlaybooksAwaitingApprovalErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/playbooks-awaiting-approval',
+    ...options
+});
+
+/**
+ * Report for analysts: Requires cycles
+ *
+ * Context nodes that require themselves through a chain of requires links (at most 8 links long): each cycle once, starting from its smallest id. A bundle still ends, but the chain cannot be read in order.
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: length, cycle, nodeIds. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportRequiresCycles = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportRequiresCyclesData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportRequiresCyclesResponses, AnalystRunReportRequiresCyclesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/requires-cycles',
+    ...options
+});
+
+/**
+ * Report for analysts: Retrievals per agent and month
+ *
+ * Bundles and manifests each agent of the workspace retrieved, per calendar month (UTC). The counts are written from each API process every 30 seconds, so the current minute may not be in yet.
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: month, agentId, agentName, agentStatus, retrievals. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportRetrievalsPerAgent = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportRetrievalsPerAgentData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportRetrievalsPerAgentResponses, AnalystRunReportRetrievalsPerAgentErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/retrievals-per-agent',
+    ...options
+});
+
+/**
+ * Report for analysts: Stale context
+ *
+ * What readers have flagged or what has been replaced: targets with open 'outdated' or 'incorrect' feedback (reason open-feedback), and live nodes that another node supersedes but that an active playbook with an approved version still links to (reason superseded-but-linked).
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: reason, targetType, targetId, title, detail, since. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportStaleContext = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportStaleContextData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportStaleContextResponses, AnalystRunReportStaleContextErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/stale-context',
+    ...options
+});
+
+/**
+ * Report for analysts: Nodes no playbook reaches
+ *
+ * Live context nodes that no active playbook reaches within two links (requires, references, relates-to or index-entry, through live nodes), and that are not read-first: a bundle of the default depth never includes them.
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: id, slug, title, nodeType, importance, updatedAt. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportUnreachedNodes = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportUnreachedNodesData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportUnreachedNodesResponses, AnalystRunReportUnreachedNodesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/unreached-nodes',
+    ...options
+});
+
+/**
+ * Report for analysts: Unresolved wikilinks
+ *
+ * Each wikilink name that no context node has yet (by slug, file name, path, title or alias), with the nodes whose content mentions it (they become links as soon as a node takes that name).
+ *
+ * Runs in the workspace `workspaceId` names (a workspace that does not exist has no rows), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN); recorded in the audit log as analyst.report.run. Columns: link, mentions, mentionedByIds, mentionedBySlugs. Accept: text/csv gives CSV (lists as JSON).
+ */
+export const analystRunReportUnresolvedWikilinks = <ThrowOnError extends boolean = false>(options: Options<AnalystRunReportUnresolvedWikilinksData, ThrowOnError>) => (options.client ?? client).get<AnalystRunReportUnresolvedWikilinksResponses, AnalystRunReportUnresolvedWikilinksErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/reports/unresolved-wikilinks',
+    ...options
+});
+
+/**
  * The workspace’s audit log: who changed what, and when
  *
  * Every change made in the workspace, one event each, written in the change’s own transaction. Newest first. Filters: actor (a user or agent id, or operator/analyst), action (exact, or a prefix such as playbook.*), target (an id among the event’s targets), from (inclusive) and to (exclusive) as ISO timestamps. Pages follow nextCursor. Events never hold key material or other secrets.
@@ -1085,9 +1226,9 @@ export const downloadCypherShell = <ThrowOnError extends boolean = false>(option
 export const health = <ThrowOnError extends boolean = false>(options?: Options<HealthData, ThrowOnError>) => (options?.client ?? client).get<HealthResponses, unknown, ThrowOnError>({ url: '/healthz', ...options });
 
 /**
- * Neo4j and Redis are reachable, and Redis has every change’s signal
+ * Neo4j and Redis are reachable, Redis has every change’s signal, and the process is not shutting down
  *
- * While a change committed during a Redis outage still owes Redis its signal (a new graph generation or auth epoch), the process is not ready.
+ * While a change committed during a Redis outage still owes Redis its signal (a new graph generation or auth epoch), the process is not ready; nor is it from the moment it is asked to stop (it drains: requests in flight finish).
  */
 export const ready = <ThrowOnError extends boolean = false>(options?: Options<ReadyData, ThrowOnError>) => (options?.client ?? client).get<ReadyResponses, ReadyErrors, ThrowOnError>({ url: '/readyz', ...options });
 

@@ -2642,6 +2642,9 @@ export type RotateAgentKeyData = {
          * How long the old key keeps working: at most 7 days; 0 revokes it at once
          */
         graceSeconds?: number;
+        /**
+         * The new key’s label; without it, the new key keeps the old key’s label
+         */
         label?: string;
     };
     headers?: {
@@ -4734,7 +4737,7 @@ export type ListReportsResponses = {
             title: string;
             description: string;
             /**
-             * Where to run it (GET), under the workspace
+             * Where to run it (GET)
              */
             path: string;
             parameters: Array<{
@@ -5952,6 +5955,620 @@ export type RunCypherResponses = {
 };
 
 export type RunCypherResponse = RunCypherResponses[keyof RunCypherResponses];
+
+export type AnalystListReportsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/reports';
+};
+
+export type AnalystListReportsErrors = {
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystListReportsError = AnalystListReportsErrors[keyof AnalystListReportsErrors];
+
+export type AnalystListReportsResponses = {
+    /**
+     * Every report, its parameters and columns
+     */
+    200: {
+        reports: Array<{
+            name: string;
+            title: string;
+            description: string;
+            /**
+             * Where to run it (GET)
+             */
+            path: string;
+            parameters: Array<{
+                name: string;
+                type: 'integer' | 'string' | 'boolean' | 'date' | 'month';
+                description: string;
+                required: boolean;
+                default?: string | number | boolean | null;
+                minimum?: number;
+                maximum?: number;
+                values?: Array<string>;
+            }>;
+            columns: Array<string>;
+        }>;
+    };
+};
+
+export type AnalystListReportsResponse = AnalystListReportsResponses[keyof AnalystListReportsResponses];
+
+export type AnalystRunReportFeedbackSummaryData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * the first day counted (UTC) (YYYY-MM-DD)
+         */
+        from?: string;
+        /**
+         * the last day counted (UTC) (YYYY-MM-DD)
+         */
+        to?: string;
+        /**
+         * the most rows to list, the most feedback first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/admin/reports/feedback-summary';
+};
+
+export type AnalystRunReportFeedbackSummaryErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportFeedbackSummaryError = AnalystRunReportFeedbackSummaryErrors[keyof AnalystRunReportFeedbackSummaryErrors];
+
+export type AnalystRunReportFeedbackSummaryResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportFeedbackSummaryResponse = AnalystRunReportFeedbackSummaryResponses[keyof AnalystRunReportFeedbackSummaryResponses];
+
+export type AnalystRunReportHubsData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * which incoming links count
+         */
+        linkType?: 'requires' | 'references' | 'both';
+        /**
+         * how many nodes to list
+         */
+        limit?: number;
+    };
+    url: '/api/v1/admin/reports/hubs';
+};
+
+export type AnalystRunReportHubsErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportHubsError = AnalystRunReportHubsErrors[keyof AnalystRunReportHubsErrors];
+
+export type AnalystRunReportHubsResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportHubsResponse = AnalystRunReportHubsResponses[keyof AnalystRunReportHubsResponses];
+
+export type AnalystRunReportNearDuplicateTitlesData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * the most groups to list, the largest first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/admin/reports/near-duplicate-titles';
+};
+
+export type AnalystRunReportNearDuplicateTitlesErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportNearDuplicateTitlesError = AnalystRunReportNearDuplicateTitlesErrors[keyof AnalystRunReportNearDuplicateTitlesErrors];
+
+export type AnalystRunReportNearDuplicateTitlesResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportNearDuplicateTitlesResponse = AnalystRunReportNearDuplicateTitlesResponses[keyof AnalystRunReportNearDuplicateTitlesResponses];
+
+export type AnalystRunReportOrphansData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * the most nodes to list, most recently updated first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/admin/reports/orphans';
+};
+
+export type AnalystRunReportOrphansErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportOrphansError = AnalystRunReportOrphansErrors[keyof AnalystRunReportOrphansErrors];
+
+export type AnalystRunReportOrphansResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportOrphansResponse = AnalystRunReportOrphansResponses[keyof AnalystRunReportOrphansResponses];
+
+export type AnalystRunReportPlaybooksAwaitingApprovalData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * the most playbooks to list
+         */
+        limit?: number;
+    };
+    url: '/api/v1/admin/reports/playbooks-awaiting-approval';
+};
+
+export type AnalystRunReportPlaybooksAwaitingApprovalErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportPlaybooksAwaitingApprovalError = AnalystRunReportPlaybooksAwaitingApprovalErrors[keyof AnalystRunReportPlaybooksAwaitingApprovalErrors];
+
+export type AnalystRunReportPlaybooksAwaitingApprovalResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportPlaybooksAwaitingApprovalResponse = AnalystRunReportPlaybooksAwaitingApprovalResponses[keyof AnalystRunReportPlaybooksAwaitingApprovalResponses];
+
+export type AnalystRunReportRequiresCyclesData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * the most cycles to list
+         */
+        limit?: number;
+    };
+    url: '/api/v1/admin/reports/requires-cycles';
+};
+
+export type AnalystRunReportRequiresCyclesErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportRequiresCyclesError = AnalystRunReportRequiresCyclesErrors[keyof AnalystRunReportRequiresCyclesErrors];
+
+export type AnalystRunReportRequiresCyclesResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportRequiresCyclesResponse = AnalystRunReportRequiresCyclesResponses[keyof AnalystRunReportRequiresCyclesResponses];
+
+export type AnalystRunReportRetrievalsPerAgentData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * the first month (YYYY-MM)
+         */
+        from?: string;
+        /**
+         * the last month (YYYY-MM)
+         */
+        to?: string;
+    };
+    url: '/api/v1/admin/reports/retrievals-per-agent';
+};
+
+export type AnalystRunReportRetrievalsPerAgentErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportRetrievalsPerAgentError = AnalystRunReportRetrievalsPerAgentErrors[keyof AnalystRunReportRetrievalsPerAgentErrors];
+
+export type AnalystRunReportRetrievalsPerAgentResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportRetrievalsPerAgentResponse = AnalystRunReportRetrievalsPerAgentResponses[keyof AnalystRunReportRetrievalsPerAgentResponses];
+
+export type AnalystRunReportStaleContextData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * the most rows to list
+         */
+        limit?: number;
+    };
+    url: '/api/v1/admin/reports/stale-context';
+};
+
+export type AnalystRunReportStaleContextErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportStaleContextError = AnalystRunReportStaleContextErrors[keyof AnalystRunReportStaleContextErrors];
+
+export type AnalystRunReportStaleContextResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportStaleContextResponse = AnalystRunReportStaleContextResponses[keyof AnalystRunReportStaleContextResponses];
+
+export type AnalystRunReportUnreachedNodesData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * the most nodes to list, the most important first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/admin/reports/unreached-nodes';
+};
+
+export type AnalystRunReportUnreachedNodesErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportUnreachedNodesError = AnalystRunReportUnreachedNodesErrors[keyof AnalystRunReportUnreachedNodesErrors];
+
+export type AnalystRunReportUnreachedNodesResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportUnreachedNodesResponse = AnalystRunReportUnreachedNodesResponses[keyof AnalystRunReportUnreachedNodesResponses];
+
+export type AnalystRunReportUnresolvedWikilinksData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The workspace to run the report in
+         */
+        workspaceId: string;
+        /**
+         * the most names to list, the most mentioned first
+         */
+        limit?: number;
+    };
+    url: '/api/v1/admin/reports/unresolved-wikilinks';
+};
+
+export type AnalystRunReportUnresolvedWikilinksErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Request line or headers too large
+     */
+    431: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AnalystRunReportUnresolvedWikilinksError = AnalystRunReportUnresolvedWikilinksErrors[keyof AnalystRunReportUnresolvedWikilinksErrors];
+
+export type AnalystRunReportUnresolvedWikilinksResponses = {
+    /**
+     * The rows
+     */
+    200: ReportResult;
+};
+
+export type AnalystRunReportUnresolvedWikilinksResponse = AnalystRunReportUnresolvedWikilinksResponses[keyof AnalystRunReportUnresolvedWikilinksResponses];
 
 export type ListAuditEventsData = {
     body?: never;
