@@ -8,9 +8,9 @@ import { createAgent } from '../support/agents.js';
 import { createNode } from '../support/nodes.js';
 import { createPlaybook, getPlaybook } from '../support/playbooks.js';
 import { getBundle } from '../support/retrieval.js';
-import { type ConsolePage, consoleUrl, launchBrowser, openConsole, signIn } from './browser.js';
+import { type ConsolePage, consoleUrl, launchBrowser, openConsole, signIn , screenshotDir } from './browser.js';
 
-const screenshots = path.join(process.cwd(), 'test-output', 'screenshots');
+const screenshots = screenshotDir;
 const viewports = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },

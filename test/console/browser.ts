@@ -1,4 +1,6 @@
 import { type Browser, type BrowserContext, type Page, chromium } from '@playwright/test';
+import path from 'node:path';
+import { projectRoot } from '../../src/infra/project-root.js';
 import { env } from '../support/harness.js';
 
 /**
@@ -71,3 +73,6 @@ declare global {
     };
   }
 }
+
+/** Where the console tests write a screenshot of each page at each size, for a reviewer (git-ignored). */
+export const screenshotDir = path.join(projectRoot, 'test-output', 'screenshots');

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from '@playwright/test';
 import { expect } from 'chai';
@@ -5,7 +7,7 @@ import { type TestWorkspace, createUser, createWorkspace, request, unique } from
 import { adminToken, env } from '../support/harness.js';
 import { createNode, linkPlaybook } from '../support/nodes.js';
 import { createPlaybook, createVersion, getPlaybook } from '../support/playbooks.js';
-import { type ConsolePage, consoleUrl, graphReady, launchBrowser, openConsole, signIn } from './browser.js';
+import { type ConsolePage, consoleUrl, graphReady, launchBrowser, openConsole, screenshotDir, signIn } from './browser.js';
 
 /** GET of the workspace with a key, from Node: the status says whether the service takes the key. */
 const statusWith = async (workspace: TestWorkspace, key: string) => (await request('GET', workspace.path(), { token: key })).status;
@@ -264,30 +266,34 @@ describe('the web console in Chromium', function () {
     expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
   });
 
-  it('has no serious or critical accessibility violation on any page, at desktop and phone widths', async () => {
+  it('has no serious or critical accessibility violation, no sideways scroll and no console error on any page, at desktop and phone widths (screenshots in test-output/screenshots)', async function () {
+    this.timeout(300_000);
     const pb = await createPlaybook(workspace, workspace.owner.key, { title: unique('Axe') });
     const v2 = await createVersion(workspace, workspace.owner.key, pb.id);
     const stored = await getPlaybook(workspace, workspace.owner.key, pb.id);
     const node = await createNode(workspace, { content: 'Some **text**' });
     await linkPlaybook(workspace, pb.id, node.id, 'requires');
     const w = `/w/${workspace.workspaceId}`;
-    const pages: [string, (p: Page) => Promise<unknown>][] = [
-      ['/', (p) => p.getByRole('heading', { name: 'Workspaces' }).waitFor()],
-      [`${w}/playbooks`, (p) => p.locator('tr[data-playbook-id]').first().waitFor()],
-      [`${w}/playbooks/${pb.id}`, (p) => p.locator('tr[data-version-id]').first().waitFor()],
-      [`${w}/playbooks/${pb.id}/diff?a=${stored.versions[1].id}&b=${v2.id}`, (p) => p.locator('table.diff').waitFor()],
-      [`${w}/nodes`, (p) => p.locator('tr[data-node-id]').first().waitFor()],
-      [`${w}/nodes/new`, (p) => p.locator('.cm-content').waitFor()],
-      [`${w}/nodes/${node.id}`, (p) => p.getByRole('heading', { name: 'Links' }).waitFor()],
-      [`${w}/graph?playbook=${pb.id}`, async (p) => {
+    const pages: [string, string, (p: Page) => Promise<unknown>][] = [
+      ['workspaces', '/', (p) => p.getByRole('heading', { name: 'Workspaces' }).waitFor()],
+      ['playbook-list', `${w}/playbooks`, (p) => p.locator('tr[data-playbook-id]').first().waitFor()],
+      ['playbook-page', `${w}/playbooks/${pb.id}`, (p) => p.locator('[data-version-id]').first().waitFor()],
+      ['playbook-version-page', `${w}/playbooks/${pb.id}/versions/${v2.id}`, (p) => p.getByTestId('version-status').waitFor()],
+      ['playbook-version-editor', `${w}/playbooks/${pb.id}/versions/new`, (p) => p.locator('.cm-content').waitFor()],
+      ['playbook-diff-page', `${w}/playbooks/${pb.id}/diff?a=${stored.versions[1].id}&b=${v2.id}`, (p) => p.locator('table.diff').waitFor()],
+      ['node-list', `${w}/nodes`, (p) => p.locator('tr[data-node-id]').first().waitFor()],
+      ['node-new', `${w}/nodes/new`, (p) => p.locator('.cm-content').waitFor()],
+      ['node-page', `${w}/nodes/${node.id}`, (p) => p.getByRole('heading', { name: 'Links' }).waitFor()],
+      ['graph-bundle-preview', `${w}/graph?playbook=${pb.id}`, async (p) => {
         await graphReady(p);
         await p.getByRole('button', { name: 'Preview bundle' }).click();
         await p.getByTestId('bundle-list').waitFor();
       }],
-      [`${w}/graph`, (p) => graphReady(p)],
-      [`${w}/feedback`, (p) => p.getByRole('heading', { name: 'Feedback to review' }).waitFor()],
-      [`${w}/agents`, (p) => p.getByLabel('New agent name').waitFor()],
-      [`${w}/usage`, (p) => p.locator('#usage-meter').waitFor()],
+      ['graph', `${w}/graph`, (p) => graphReady(p)],
+      ['feedback-page', `${w}/feedback`, (p) => p.getByRole('heading', { name: 'Feedback to review' }).waitFor()],
+      ['agents-page', `${w}/agents`, (p) => p.getByLabel('New agent name').waitFor()],
+      ['usage-page', `${w}/usage`, (p) => p.locator('#usage-meter').waitFor()],
+      ['cypher-sign-in', '/cypher', (p) => p.getByLabel('Analyst token').waitFor()],
     ];
     const found: string[] = [];
     const scan = async (p: Page, where: string) => {
@@ -295,25 +301,48 @@ describe('the web console in Chromium', function () {
       for (const v of result.violations) {
         if (v.impact === 'serious' || v.impact === 'critical') found.push(`${where}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
       }
+      const sideways = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      if (sideways > 0) found.push(`${where}: scrolls sideways by ${sideways} px`);
     };
-    await page.goto(consoleUrl());
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await scan(page, 'sign-in');
-    await signIn(page, workspace.owner.key);
-    for (const [path, ready] of pages) {
-      await page.goto(consoleUrl(path));
-      await ready(page);
-      await scan(page, path);
+    // One folder for this tour of every page; the other console tests write their own pages' states beside it.
+    const shots = path.join(screenshotDir, 'every-page');
+    mkdirSync(shots, { recursive: true });
+    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      const size = `${viewport.width}x${viewport.height}`;
+      const at = await openConsole(browser, viewport);
+      // Every console message of level error, a missing favicon's 404 included, not only CSP refusals.
+      const errors: string[] = [];
+      at.page.on('console', (msg) => {
+        if (msg.type() === 'error') errors.push(`${at.page.url()}: ${msg.text()}`);
+      });
+      try {
+        await at.page.goto(consoleUrl());
+        await at.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+        await scan(at.page, `${size} sign-in`);
+        await at.page.screenshot({ path: path.join(shots, `sign-in-${size}.png`), fullPage: true });
+        await signIn(at.page, workspace.owner.key);
+        for (const [name, where, ready] of pages) {
+          await at.page.goto(consoleUrl(where));
+          await ready(at.page);
+          await scan(at.page, `${size} ${where}`);
+          await at.page.screenshot({ path: path.join(shots, `${name}-${size}.png`), fullPage: true });
+        }
+        expect(errors, errors.join('\n')).to.deep.equal([]);
+        expect(at.problems).to.deep.equal([]);
+      } finally {
+        await at.context.close();
+      }
     }
-    const phone = await openConsole(browser, { width: 390, height: 844 });
-    await signIn(phone.page, workspace.owner.key);
-    for (const [path, ready] of pages.slice(1, 5)) {
-      await phone.page.goto(consoleUrl(path));
-      await ready(phone.page);
-      await scan(phone.page, `phone ${path}`);
-    }
-    await phone.context.close();
     expect(found).to.deep.equal([]);
+  });
+
+  it('names its icon, which /favicon.ico answers', async () => {
+    const icon = await fetch(`${env.service.url}/favicon.ico`);
+    expect(icon.status).to.equal(200);
+    expect(icon.headers.get('content-type')).to.equal('image/svg+xml');
+    expect(await icon.text()).to.match(/^<svg /);
+    await page.goto(consoleUrl());
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).to.equal('/favicon.ico');
   });
 
   it('moves through the sign-in form and the workspace navigation with the keyboard', async () => {

@@ -7,14 +7,14 @@ import { parse } from 'csv-parse/sync';
 import { type TestWorkspace, createWorkspace, problem, request } from '../support/api.js';
 import { analystToken } from '../support/harness.js';
 import { createNode, link } from '../support/nodes.js';
-import { type ConsolePage, consoleUrl, launchBrowser, openConsole } from './browser.js';
+import { type ConsolePage, consoleUrl, launchBrowser, openConsole , screenshotDir } from './browser.js';
 
 const viewports = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ] as const;
 
-const screenshots = path.join(process.cwd(), 'test-output', 'screenshots');
+const screenshots = screenshotDir;
 
 /**
  * Console errors beyond CSP violations (which openConsole collects): all of them except the browser's own line for

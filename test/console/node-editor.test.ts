@@ -8,9 +8,9 @@ import { consoleCsp } from '../../src/console/routes.js';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { env } from '../support/harness.js';
 import { createNode, getNode } from '../support/nodes.js';
-import { type ConsolePage, consoleUrl, launchBrowser, openConsole, signIn } from './browser.js';
+import { type ConsolePage, consoleUrl, launchBrowser, openConsole, signIn , screenshotDir } from './browser.js';
 
-const screenshots = path.join(process.cwd(), 'test-output', 'screenshots');
+const screenshots = screenshotDir;
 const phone = { width: 390, height: 844 };
 const desktop = { width: 1280, height: 800 };
 

@@ -5,14 +5,14 @@ import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, request, unique } from '../support/api.js';
 import { createNode, linkPlaybook } from '../support/nodes.js';
 import { createPlaybook, createVersion, getPlaybook } from '../support/playbooks.js';
-import { type ConsolePage, graphReady, launchBrowser, openConsole, signIn } from './browser.js';
+import { type ConsolePage, graphReady, launchBrowser, openConsole, signIn , screenshotDir } from './browser.js';
 
 const viewports = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ] as const;
 
-const screenshots = 'test-output/screenshots';
+const screenshots = screenshotDir;
 
 /** Nothing wider than the window: the page reads without scrolling sideways. */
 const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
