@@ -171,7 +171,7 @@ function CypherWorkbench() {
 
 /** /console/cypher: ad-hoc read-only Cypher and the saved reports, for the operator's analysts. */
 export default function CypherPage() {
-  const { token } = useAnalystSession();
+  const { key: token } = useAnalystSession();
   const queryClient = useQueryClient();
   // Nothing read with one token is shown after it is gone (signed out, or refused).
   useEffect(() => {

@@ -1,11 +1,12 @@
 import type { CompletionContext, CompletionResult } from '@codemirror/autocomplete';
-import { markdown, markdownLanguage } from '@codemirror/lang-markdown';
-import { EditorView, basicSetup } from 'codemirror';
+import { markdownLanguage } from '@codemirror/lang-markdown';
+import type { EditorView } from 'codemirror';
 import { type NodeDetail, type NodeType, nodeTypes } from '@sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
+import { MarkdownEditor } from '../editor.tsx';
 import { ErrorNote, Loading, PageTitle } from '../ui.tsx';
 import { NodeLinks } from './NodeLinks.tsx';
 import { NodePreview } from './NodePreview.tsx';
@@ -55,36 +56,6 @@ function slugCompletion(ws: string) {
       })),
     };
   };
-}
-
-function MarkdownEditor({ ws, initial, onChange }: { ws: string; initial: string; onChange: (text: string) => void }) {
-  const host = useRef<HTMLDivElement>(null);
-  const changed = useRef(onChange);
-  changed.current = onChange;
-  useEffect(() => {
-    const view = new EditorView({
-      parent: host.current!,
-      doc: initial,
-      extensions: [
-        basicSetup,
-        markdown(),
-        markdownLanguage.data.of({ autocomplete: slugCompletion(ws) }),
-        EditorView.lineWrapping,
-        // The page's CSP admits the editor's <style> element by this nonce (src/console/routes.ts).
-        EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-style-nonce"]')?.content ?? ''),
-        // tabindex: the editor scrolls inside its own box now, and checkers count a contenteditable element as the
-        // box's focusable content only when it says so.
-        EditorView.contentAttributes.of({ 'aria-label': 'Content (markdown)', 'aria-describedby': 'content-help', tabindex: '0' }),
-        EditorView.updateListener.of((u) => {
-          if (u.docChanged) changed.current(u.state.doc.toString());
-        }),
-      ],
-    });
-    return () => view.destroy();
-    // The editor is made once per node; its own state holds the text from then on.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [ws]);
-  return <div ref={host} className="editor" />;
 }
 
 interface Fields {
@@ -224,7 +195,14 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
         <div className="node-content">
           <div className="node-pane">
             <span className="label" id="content-label">Content</span>
-            <MarkdownEditor ws={ws} initial={initial.content} onChange={(t) => set('content', t)} />
+            <MarkdownEditor
+              key={ws}
+              initial={initial.content}
+              label="Content (markdown)"
+              describedBy="content-help"
+              extensions={[markdownLanguage.data.of({ autocomplete: slugCompletion(ws) })]}
+              onChange={(t) => set('content', t)}
+            />
             <span id="content-help" className="muted small">Markdown. Type [[ to link another node by its slug; [[Name#Heading]] links to a section of it.</span>
           </div>
           <div className="node-pane">

@@ -1,9 +1,10 @@
-import { type LinkType, type LinkView, type NodeDetail, linkTypes } from '@sdk';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import type { LinkView, NodeDetail } from '@sdk';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import { clientFor } from '../api.ts';
 import { ConfirmButton, ErrorNote } from '../ui.tsx';
+import { AddLinkForm } from './AddLinkForm.tsx';
 
 /**
  * "§ Heading, § ^block" after a wikilink's other end: the sections of the target its wikilinks name
@@ -53,67 +54,10 @@ function RemoveLink({ ws, link, otherEnd, direction, onRemoved }: { ws: string; 
   );
 }
 
-/** A typed link from this node to another one, found by title, slug or alias. */
-function AddLink({ ws, node, onAdded }: { ws: string; node: NodeDetail; onAdded: () => void }) {
-  const [text, setText] = useState('');
-  const [q, setQ] = useState('');
-  const [targetId, setTargetId] = useState('');
-  const [linkType, setLinkType] = useState<LinkType>('references');
-  const [added, setAdded] = useState<string | null>(null);
-  useEffect(() => {
-    const t = setTimeout(() => setQ(text.trim()), 250);
-    return () => clearTimeout(t);
-  }, [text]);
-  const found = useQuery({
-    queryKey: ['nodes', ws, 'link-targets', q],
-    queryFn: () => clientFor(ws).nodes.page(q ? { q, limit: 20 } : { sort: 'title', order: 'asc', limit: 20 }),
-    placeholderData: keepPreviousData,
-  });
-  const choices = (found.data?.nodes ?? []).filter((n) => n.id !== node.id);
-  const chosen = choices.find((n) => n.id === targetId) ?? choices[0];
-  const add = useMutation({
-    mutationFn: () => clientFor(ws).links.fromNode(node.id, { targetId: chosen!.id, linkType }),
-    onSuccess: () => {
-      setAdded(`Linked to ${chosen!.title} (${linkType}).`);
-      onAdded();
-    },
-  });
-  const submit = (e: FormEvent) => { e.preventDefault(); if (chosen) { setAdded(null); add.mutate(); } };
-  return (
-    <form className="add-link" aria-labelledby="add-link-title" onSubmit={submit}>
-      <h3 id="add-link-title">Add a link</h3>
-      <div className="add-link-fields">
-        <div>
-          <label htmlFor="link-find">Find the node to link to</label>
-          <input id="link-find" type="search" value={text} onChange={(e) => setText(e.target.value)} aria-describedby="link-find-help" />
-          <span id="link-find-help" className="muted small">Words of its title, description or aliases.</span>
-        </div>
-        <div>
-          <label htmlFor="link-target">Node</label>
-          <select id="link-target" value={chosen?.id ?? ''} onChange={(e) => setTargetId(e.target.value)} disabled={choices.length === 0}>
-            {choices.length === 0 && <option value="">{found.isFetching ? 'Searching…' : 'No node found'}</option>}
-            {choices.map((n) => <option key={n.id} value={n.id}>{n.title} ({n.slug})</option>)}
-          </select>
-        </div>
-        <div>
-          <label htmlFor="link-type">Link type</label>
-          <select id="link-type" value={linkType} onChange={(e) => setLinkType(e.target.value as LinkType)}>
-            {linkTypes.map((t) => <option key={t} value={t}>{t}</option>)}
-          </select>
-        </div>
-        <div className="add-link-submit">
-          <button type="submit" disabled={!chosen || add.isPending}>Add link</button>
-        </div>
-      </div>
-      <p role="status" className="status-line">{added}</p>
-      <ErrorNote error={add.error ?? found.error} />
-    </form>
-  );
-}
-
 /** The node's outgoing, incoming and unresolved links; manual links are added here and removed from either end. */
 export function NodeLinks({ ws, node }: { ws: string; node: NodeDetail }) {
   const queryClient = useQueryClient();
+  const [added, setAdded] = useState<string | null>(null);
   // Both ends show the link, and the graph draws it.
   const changed = () => {
     void queryClient.invalidateQueries({ queryKey: ['node', ws] });
@@ -157,7 +101,17 @@ export function NodeLinks({ ws, node }: { ws: string; node: NodeDetail }) {
           {node.unresolvedLinks.length === 0 && <p className="muted">None.</p>}
         </div>
       </div>
-      <AddLink key={title} ws={ws} node={node} onAdded={changed} />
+      <AddLinkForm
+        key={title}
+        ws={ws}
+        idPrefix=""
+        heading="Add a link"
+        findLabel="Find the node to link to"
+        exclude={node.id}
+        link={(targetId, linkType) => clientFor(ws).links.fromNode(node.id, { targetId, linkType })}
+        onAdded={(text) => { setAdded(text); changed(); }}
+      />
+      <p role="status" className="status-line">{added}</p>
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { Link, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
 import { rollbackPlaybookVersion } from '../calls.ts';
 import { ConfirmButton, ErrorNote, Loading, PageTitle, when } from '../ui.tsx';
+import { PlaybookLinks } from './PlaybookLinks.tsx';
 import '../styles/playbooks.css';
 
 export function PlaybookDetail() {
@@ -144,18 +145,7 @@ export function PlaybookDetail() {
         </form>
       )}
 
-      <h2>Linked context nodes</h2>
-      {p.contextNodes.length === 0 ? (
-        <p>None.</p>
-      ) : (
-        <ul>
-          {p.contextNodes.map((n) => (
-            <li key={n.linkId}>
-              <Link href={`/nodes/${n.id}`}>{n.title}</Link> <span className="muted">({n.linkType})</span>
-            </li>
-          ))}
-        </ul>
-      )}
+      <PlaybookLinks ws={ws} playbook={p} />
     </>
   );
 }

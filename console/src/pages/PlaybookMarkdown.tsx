@@ -1,8 +1,6 @@
-import { markdown } from '@codemirror/lang-markdown';
-import { EditorView, basicSetup } from 'codemirror';
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
-import { useEffect, useMemo, useRef } from 'react';
+import { useMemo } from 'react';
 
 /**
  * What the playbook version pages share: a markdown editor (CodeMirror), a sanitised preview, and a version's
@@ -12,32 +10,7 @@ import { useEffect, useMemo, useRef } from 'react';
 /** A version's content: any JSON object; `instructions` (markdown) is the entry people write. */
 export type VersionContent = Record<string, unknown>;
 
-/** CodeMirror for markdown, made once per mount: its own state holds the text from then on. */
-export function MarkdownEditor({ initial, label, describedBy, onChange }: { initial: string; label: string; describedBy?: string; onChange: (text: string) => void }) {
-  const host = useRef<HTMLDivElement>(null);
-  const changed = useRef(onChange);
-  changed.current = onChange;
-  useEffect(() => {
-    const view = new EditorView({
-      parent: host.current!,
-      doc: initial,
-      extensions: [
-        basicSetup,
-        markdown(),
-        EditorView.lineWrapping,
-        // The page's CSP admits the editor's <style> element by this nonce (src/console/routes.ts).
-        EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-style-nonce"]')?.content ?? ''),
-        EditorView.contentAttributes.of({ 'aria-label': label, ...(describedBy ? { 'aria-describedby': describedBy } : {}) }),
-        EditorView.updateListener.of((u) => {
-          if (u.docChanged) changed.current(u.state.doc.toString());
-        }),
-      ],
-    });
-    return () => view.destroy();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
-  return <div ref={host} className="editor" />;
-}
+export { MarkdownEditor } from '../editor.tsx';
 
 /** Markdown as sanitised HTML ([[slug]] reads as a link name, as in the node editor's preview). */
 export function MarkdownPreview({ text, label = 'Preview' }: { text: string; label?: string }) {
