@@ -24,6 +24,9 @@ describe('three API processes on a Redis Cluster and Neo4j through neo4j://', fu
   const at = (i: number) => processes[i % processes.length].url;
 
   before(async () => {
+    // One Neo4j serves the run's Redis and this cluster here, which no deployment does: the run's own process would
+    // deliver these workspaces' webhooks through its queue while the three do through theirs.
+    await env.service.dispatcher.stop();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'playbooks-replicas-'));
     cluster = await startRedisCluster(dataDir);
     const settings = {
@@ -39,6 +42,7 @@ describe('three API processes on a Redis Cluster and Neo4j through neo4j://', fu
     await Promise.all(processes.map((p) => p.stop()));
     await cluster?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    env.service.dispatcher.start();
   });
 
   const post = async (w: TestWorkspace, rest: string, body: object, baseUrl: string) => {
