@@ -19,13 +19,15 @@ export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = '';
+  // A process told of a Redis of its own uses that one instead of the run's, whatever this process's environment names.
+  const ownRedis = Object.keys(extraEnv).some((k) => k.startsWith('REDIS_'));
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !(ownRedis && k.startsWith('REDIS_'))));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: projectRoot,
     env: {
-      ...process.env,
+      ...inherited,
       NEO4J_URI: env.deps.neo4jUri,
-      // A process told of a Redis of its own uses that one instead of the run's.
-      ...(Object.keys(extraEnv).some((k) => k.startsWith('REDIS_')) ? {} : env.deps.redisEnv),
+      ...(ownRedis ? {} : env.deps.redisEnv),
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_TOKEN: adminToken,
