@@ -178,12 +178,18 @@ describe('the gate’s Redis keys', () => {
     expect((await request('GET', w.path(`/context/bundle?playbookId=${pb.id}`), { token: w.owner.key })).status).to.equal(200);
     const agent = await createAgent(w);
     expect((await request('DELETE', w.path(`/agents/${agent.agentId}/keys/${agent.keyId}`), { token: w.owner.key })).status).to.equal(204);
-    const { redis } = env.service.services;
-    const keys = await redis.keys(`*${w.workspaceId}*`);
+    const keys = await keysMatching(`*${w.workspaceId}*`);
     // The epoch, the generation, the counter of the month, the limit and the revoked mark: one slot for all.
     expect(keys.length).to.be.at.least(5);
     for (const key of keys) expect(key, key).to.match(new RegExp(`^\\{${w.workspaceId}\\}:`));
-    const untagged = (await redis.keys('*')).filter((key) => !/^\{[^}]+\}:/.test(key));
+    const untagged = (await keysMatching('*')).filter((key) => !/^\{[^}]+\}:/.test(key));
     expect(untagged).to.deep.equal([]);
   });
 });
+
+/** KEYS asks one node; on a Redis Cluster the keys are spread over every master. */
+async function keysMatching(pattern: string): Promise<string[]> {
+  const { redis } = env.service.services;
+  const nodes = 'nodes' in redis ? redis.nodes('master') : [redis];
+  return (await Promise.all(nodes.map((node) => node.keys(pattern)))).flat();
+}
