@@ -36,8 +36,9 @@ describe('feedback', () => {
     const res = await send(w, viewer.key, { targetType: 'playbook', targetId: playbook.id, feedbackType: 'outdated', summary: 'Step 2 uses the old CRM' });
     expect(res.status).to.equal(201);
     expect(Object.keys(res.body).sort()).to.deep.equal([
-      'authorId', 'authorKind', 'createdAt', 'feedbackType', 'id', 'resolutionNote', 'status', 'summary', 'targetId', 'targetType', 'updatedAt',
+      'authorId', 'authorKind', 'createdAt', 'feedbackType', 'id', 'resolutionNote', 'status', 'summary', 'target', 'targetId', 'targetType', 'updatedAt',
     ]);
+    expect(res.body.target).to.deep.equal({ title: playbook.title, playbookId: playbook.id, versionNumber: null });
     expect(res.body).to.include({
       targetType: 'playbook', targetId: playbook.id, feedbackType: 'outdated', summary: 'Step 2 uses the old CRM',
       status: 'open', resolutionNote: null, authorId: viewer.userId, authorKind: 'user',
@@ -62,6 +63,31 @@ describe('feedback', () => {
     expect(onVersion.status).to.equal(201);
     expect(onVersion.body).to.include({ targetType: 'playbook_version', targetId: versionId, authorKind: 'agent' });
     expect(ids(await list(w, w.owner.key))).to.deep.equal([onVersion.body.id, onNode.body.id]);
+  });
+
+  it('names its target as it is now: a playbook or node by title, a version by its playbook and number, when sent, listed and triaged', async () => {
+    const { w, playbook, versionId, node } = await workspaceWithTargets();
+    const second = await request('POST', w.path(`/playbooks/${playbook.id}/versions`), { token: w.owner.key, body: { basedOnVersionId: versionId } });
+    expect(second.status).to.equal(201);
+    const about = (targetType: string, targetId: string) => sent(w, w.owner.key, { targetType, targetId, feedbackType: 'outdated', summary: 'Stale' });
+    const onPlaybook = await about('playbook', playbook.id);
+    const onVersion = await about('playbook_version', second.body.id);
+    const onNode = await about('context_node', node.id);
+    expect(onPlaybook.target).to.deep.equal({ title: playbook.title, playbookId: playbook.id, versionNumber: null });
+    expect(onVersion.target).to.deep.equal({ title: playbook.title, playbookId: playbook.id, versionNumber: 2 });
+    expect(onNode.target).to.deep.equal({ title: node.title, playbookId: null, versionNumber: null });
+
+    const renamed = await request('PATCH', w.path(`/playbooks/${playbook.id}`), { token: w.owner.key, body: { title: 'Renamed playbook' } });
+    expect(renamed.status).to.equal(200);
+    const listed = await list(w, w.owner.key);
+    expect(listed.body.feedback.map((f: { id: string; target: unknown }) => [f.id, f.target])).to.deep.equal([
+      [onNode.id, onNode.target],
+      [onVersion.id, { title: 'Renamed playbook', playbookId: playbook.id, versionNumber: 2 }],
+      [onPlaybook.id, { title: 'Renamed playbook', playbookId: playbook.id, versionNumber: null }],
+    ]);
+    const resolved = await triage(w, w.owner.key, onVersion.id, { status: 'resolved' });
+    expect(resolved.status).to.equal(200);
+    expect(resolved.body.target).to.deep.equal({ title: 'Renamed playbook', playbookId: playbook.id, versionNumber: 2 });
   });
 
   it('every feedbackType is accepted', async () => {

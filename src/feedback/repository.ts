@@ -16,7 +16,7 @@ export class FeedbackRepository {
   constructor(private readonly graph: GraphExecutor) {}
 
   /** The recorded feedback, or undefined when the target does not exist in the workspace. */
-  async create(workspaceId: string, input: Omit<Feedback, 'resolutionNote'>, stamp: AuditStamp): Promise<Feedback | undefined> {
+  async create(workspaceId: string, input: Omit<Feedback, 'resolutionNote' | 'target'>, stamp: AuditStamp): Promise<Feedback | undefined> {
     const { targetType, targetId, ...feedback } = input;
     const row = await writeAudited(this.graph, 'feedback/create', { workspaceId, targetType, targetId, feedback }, stamp, (r) =>
       r?.feedback ? { action: 'feedback.created', workspaceId, targetIds: [input.id, targetId], after: { targetType, targetId, feedbackType: input.feedbackType, summary: input.summary, status: input.status } } : undefined);

@@ -15,10 +15,17 @@ export const FeedbackTypeSchema = named('FeedbackType', literals(feedbackTypes, 
 export const FeedbackStatusSchema = named('FeedbackStatus', literals(feedbackStatuses, { description: 'open (new), resolved (acted upon) or dismissed (no action)' }));
 export const ResolutionNote = Type.String({ minLength: 1, maxLength: 2000 });
 
+export const FeedbackTargetSchema = named('FeedbackTarget', Type.Object({
+  title: Type.String({ description: 'The title of the playbook or node; of a version, its playbook’s title' }),
+  playbookId: Nullable(Type.String({ description: 'The playbook, for feedback about a playbook or one of its versions; null for a node' })),
+  versionNumber: Nullable(Type.Integer({ minimum: 1, description: 'The version’s number, for feedback about a version; null otherwise' })),
+}, { description: 'What the feedback is about, as it is now, so that a reader can name it without another call' }));
+
 export const FeedbackSchema = named('Feedback', Type.Object({
   id: Type.String({ description: 'fb_…' }),
   targetType: TargetTypeSchema,
   targetId: Type.String(),
+  target: FeedbackTargetSchema,
   feedbackType: FeedbackTypeSchema,
   summary: Type.String(),
   status: FeedbackStatusSchema,

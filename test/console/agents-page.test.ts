@@ -186,7 +186,7 @@ describe('the console’s agents and keys, feedback and usage pages, in Chromium
     expect(await card.getByRole('button', { name: 'Create key' }).count()).to.equal(0);
   });
 
-  it('names the feedback’s playbooks and nodes by title, linked to their pages, with the id as secondary text', async () => {
+  it('names the feedback’s playbooks, versions and nodes by title, linked to their pages, with the id as secondary text', async () => {
     const node = await createNode(workspace, { title: unique('Price list') });
     const pb = await createPlaybook(workspace, workspace.owner.key, { title: unique('Quarterly close') });
     const versionId: string = (await getPlaybook(workspace, workspace.owner.key, pb.id)).versions[0].id;
@@ -215,9 +215,15 @@ describe('the console’s agents and keys, feedback and usage pages, in Chromium
     expect(await pbLink.getAttribute('href')).to.match(new RegExp(`/playbooks/${pb.id}$`));
     expect(await pbItem.locator('code.secondary-id').textContent()).to.equal(pb.id);
 
-    // A version has no title of its own to show: it is named by kind, with its id.
-    expect(await page.locator(`[data-feedback-id="${onVersion}"]`).textContent()).to.include(`a playbook version ${versionId}`);
+    // A version is named by its playbook and its number, and links to its own page.
+    const versionItem = page.locator(`[data-feedback-id="${onVersion}"]`);
+    const versionLink = versionItem.getByRole('link', { name: `${pb.title}, version 1` });
+    expect(await versionLink.getAttribute('href')).to.match(new RegExp(`/playbooks/${pb.id}/versions/${versionId}$`));
+    expect(await versionItem.locator('code.secondary-id').textContent()).to.equal(versionId);
 
+    await versionLink.click();
+    await page.getByRole('heading', { name: `${pb.title}: version 1` }).waitFor();
+    await page.goBack();
     await nodeLink.click();
     await page.waitForURL(new RegExp(`/nodes/${node.id}$`));
   });

@@ -1,40 +1,10 @@
 import { type Feedback, type FeedbackType, type TargetType, feedbackTypes, targetTypes } from '@sdk';
-import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
-import { PlaybooksError, clientFor } from '../api.ts';
+import { clientFor } from '../api.ts';
 import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
 import '../styles/agents.css';
-
-const targetPath = { playbook: 'playbooks', context_node: 'nodes' } as const;
-type TitledTarget = keyof typeof targetPath;
-const titled = (type: TargetType): type is TitledTarget => type in targetPath;
-
-/** What a target's title query knows: its title, that it is gone, or nothing yet. */
-type TargetName = { title?: string; gone?: boolean };
-
-/**
- * The titles of the page's playbooks and nodes, one cached read each (the page holds a bounded number of items).
- * A playbook version is named by id: no call finds a version from its id alone.
- */
-function useTargetNames(ws: string, items: Feedback[]): (type: TargetType, id: string) => TargetName {
-  const targets = [...new Map(items.filter((f) => titled(f.targetType)).map((f) => [`${f.targetType}:${f.targetId}`, f])).values()];
-  const results = useQueries({
-    queries: targets.map((f) => ({
-      queryKey: ['feedback-target', ws, f.targetType, f.targetId],
-      queryFn: async () =>
-        f.targetType === 'playbook' ? (await clientFor(ws).playbooks.get(f.targetId)).title : (await clientFor(ws).nodes.get(f.targetId)).title,
-      staleTime: 60_000,
-      retry: false,
-    })),
-  });
-  const names = new Map<string, TargetName>();
-  targets.forEach((f, i) => {
-    const r = results[i];
-    names.set(`${f.targetType}:${f.targetId}`, r.data !== undefined ? { title: r.data } : { gone: r.error instanceof PlaybooksError && r.error.status === 404 });
-  });
-  return (type, id) => names.get(`${type}:${id}`) ?? {};
-}
 
 /** Who sent it, by name: an agent of the workspace, or a member (one who left is named by kind). */
 function useAuthorNames(ws: string) {
@@ -50,22 +20,25 @@ function useAuthorNames(ws: string) {
   };
 }
 
-function Target({ item, name }: { item: Feedback; name: TargetName }) {
-  const kind = item.targetType.replace('_', ' ');
-  const id = <code className="secondary-id">{item.targetId}</code>;
-  if (titled(item.targetType) && name.title !== undefined) {
-    return (
-      <>
-        <Link href={`/${targetPath[item.targetType]}/${item.targetId}`} className="target-title">{name.title}</Link>
-        <span className="muted small"> ({kind} {id})</span>
-      </>
-    );
-  }
-  if (name.gone) return <span>a deleted {kind} <span className="muted small">{id}</span></span>;
-  return <span>a {kind} <span className="muted small">{id}</span></span>;
+/** Where the target's page is: a version's is under its playbook. */
+function targetHref(item: Feedback): string {
+  if (item.targetType === 'context_node') return `/nodes/${item.targetId}`;
+  if (item.targetType === 'playbook') return `/playbooks/${item.targetId}`;
+  return `/playbooks/${item.target.playbookId}/versions/${item.targetId}`;
 }
 
-function Item({ ws, item, name, author }: { ws: string; item: Feedback; name: TargetName; author: string }) {
+/** The target by title, linked; its kind and id small beside it for whoever searches by id. */
+function Target({ item }: { item: Feedback }) {
+  const { title, versionNumber } = item.target;
+  return (
+    <>
+      <Link href={targetHref(item)} className="target-title">{versionNumber === null ? title : `${title}, version ${versionNumber}`}</Link>
+      <span className="muted small"> ({item.targetType.replace('_', ' ')} <code className="secondary-id">{item.targetId}</code>)</span>
+    </>
+  );
+}
+
+function Item({ ws, item, author }: { ws: string; item: Feedback; author: string }) {
   const queryClient = useQueryClient();
   const [note, setNote] = useState('');
   const triage = useMutation({
@@ -76,7 +49,7 @@ function Item({ ws, item, name, author }: { ws: string; item: Feedback; name: Ta
   return (
     <li className="card feedback-item" data-feedback-id={item.id}>
       <p>
-        <span className="badge">{item.feedbackType}</span> on <Target item={item} name={name} />
+        <span className="badge">{item.feedbackType}</span> on <Target item={item} />
       </p>
       <p className="muted small">from {author} · {when(item.createdAt)}</p>
       <p>{item.summary}</p>
@@ -99,7 +72,6 @@ export function Feedback() {
   const limit = 20;
   const query = { status: 'open' as const, ...(feedbackType ? { feedbackType } : {}), ...(targetType ? { targetType } : {}), page, limit };
   const list = useQuery({ queryKey: ['feedback', ws, query], queryFn: () => clientFor(ws).feedback.page(query), placeholderData: keepPreviousData });
-  const nameOf = useTargetNames(ws, list.data?.feedback ?? []);
   const authorOf = useAuthorNames(ws);
   return (
     <>
@@ -126,7 +98,7 @@ export function Feedback() {
         <>
           {list.data.feedback.length === 0 ? <p>No open feedback.</p> : (
             <ul className="cards" aria-label="Open feedback">
-              {list.data.feedback.map((f) => <Item key={f.id} ws={ws} item={f} name={nameOf(f.targetType, f.targetId)} author={authorOf(f)} />)}
+              {list.data.feedback.map((f) => <Item key={f.id} ws={ws} item={f} author={authorOf(f)} />)}
             </ul>
           )}
           <Pager page={page} limit={limit} total={list.data.pagination.total} onPage={setPage} />

@@ -13,5 +13,9 @@ CALL () {
 CREATE (f:Feedback)
 SET f = $feedback, f.workspaceId = $workspaceId, f.targetType = $targetType, f.targetId = $targetId
 CREATE (f)-[:ABOUT]->(t)
+WITH f, t
+OPTIONAL MATCH (p:Playbook {workspaceId: $workspaceId})-[:HAS_VERSION]->(t)
 RETURN f {.id, .targetType, .targetId, .feedbackType, .summary, .status, .resolutionNote, .authorId, .authorKind,
-          .createdAt, .updatedAt} AS feedback
+          .createdAt, .updatedAt,
+          target: {title: coalesce(p.title, t.title), playbookId: coalesce(p.id, CASE WHEN t:Playbook THEN t.id END),
+                   versionNumber: t.versionNumber}} AS feedback
