@@ -3,10 +3,11 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { clientFor } from '../api.ts';
 import { ErrorNote } from '../ui.tsx';
+import '../styles/add-link.css';
 
 /**
  * A typed link to a context node found by words of its title, description or aliases: from a node (its links
- * section) or from a playbook (its linked context). `idPrefix` keeps the two forms' ids and classes apart;
+ * section) or from a playbook (its linked context). `idPrefix` keeps the two forms' ids apart;
  * `exclude` leaves a node out of the choices (a node does not link to itself); `link` makes the link.
  */
 export function AddLinkForm({ ws, idPrefix, heading, findLabel, exclude, link, onAdded }: {
@@ -44,9 +45,9 @@ export function AddLinkForm({ ws, idPrefix, heading, findLabel, exclude, link, o
   };
   const id = (name: string) => `${idPrefix}${name}`;
   return (
-    <form className={id('add-link')} aria-labelledby={id('add-link-title')} onSubmit={submit}>
+    <form className="add-link" aria-labelledby={id('add-link-title')} onSubmit={submit}>
       <h3 id={id('add-link-title')}>{heading}</h3>
-      <div className={id('add-link-fields')}>
+      <div className="add-link-fields">
         <div>
           <label htmlFor={id('link-find')}>{findLabel}</label>
           <input id={id('link-find')} type="search" value={text} onChange={(e) => setText(e.target.value)} aria-describedby={id('link-find-help')} />
@@ -65,7 +66,7 @@ export function AddLinkForm({ ws, idPrefix, heading, findLabel, exclude, link, o
             {linkTypes.map((t) => <option key={t} value={t}>{t}</option>)}
           </select>
         </div>
-        <div className={id('add-link-submit')}>
+        <div className="add-link-submit">
           <button type="submit" disabled={!chosen || add.isPending}>Add link</button>
         </div>
       </div>
