@@ -6,7 +6,7 @@ import { reportCatalog, summaryOf } from '../reports/catalog.js';
 import { type ReportParamValue, ReportResultSchema, ReportSummarySchema } from '../reports/schemas.js';
 import { answerCsv, answerJson, streamNdjson } from './answers.js';
 import type { RowSink } from './repository.js';
-import { PlanOperatorSchema } from './schemas.js';
+import { GraphSchemaSchema, PlanOperatorSchema } from './schemas.js';
 import { type AnalystCaller, type AnalystService, cypherLimits } from './service.js';
 
 const CypherBody = Strict(
@@ -97,9 +97,18 @@ function analystReportRoutes(s: { analyst: AnalystService }): AnyRoute[] {
   ];
 }
 
-/** The analysts' ad-hoc Cypher, and the saved reports of any workspace. */
+/** The analysts' ad-hoc Cypher, the database's schema, and the saved reports of any workspace. */
 export function analystRoutes(s: { analyst: AnalystService }): AnyRoute[] {
   return [
+    defineRoute({
+      method: 'get', path: '/api/v1/admin/schema', operationId: 'readGraphSchema', tag: 'Analysts', access: analystAccess,
+      summary: "Read the graph's schema",
+      description: `The database's labels, relationship types and property keys (each sorted), its indexes and constraints (by name), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN): what the Cypher shell's \`:schema\` and the console's Cypher page show. Names shared by every workspace and no workspace's data, so, like the list of reports, not recorded in the audit log.`,
+      responses: { 200: { description: 'The schema', schema: GraphSchemaSchema } },
+      handler: async ({ ctx }) => {
+        ctx.body = await s.analyst.readSchema();
+      },
+    }),
     defineRoute({
       method: 'post', path: '/api/v1/admin/cypher', operationId: 'runCypher', tag: 'Analysts',
       access: analystAccess,

@@ -5,7 +5,8 @@ import type { ReportParamValue, ReportResult } from '../reports/schemas.js';
 import { ReportService } from '../reports/service.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { AnalystRepository, type RowSink, type TruncationReason } from './repository.js';
-import type { PlanOperator } from './schemas.js';
+import { GraphSchemaRepository } from './schema-repository.js';
+import type { GraphSchema, PlanOperator } from './schemas.js';
 
 /** Analyst queries that may run at once in one API process, each in a process of its own (repository.ts). */
 export const analystConcurrency = 4;
@@ -50,11 +51,21 @@ export class AnalystService {
   private readonly repo: AnalystRepository;
   /** The workspaces' saved reports, which an analyst runs for any workspace without being its member. */
   private readonly reports: ReportService;
+  private readonly schema: GraphSchemaRepository;
   private running = 0;
 
   constructor(private readonly deps: Pick<ServiceDeps, 'graph' | 'logger' | 'clock' | 'config'>) {
     this.repo = new AnalystRepository(deps.graph, deps.config);
     this.reports = new ReportService(deps);
+    this.schema = new GraphSchemaRepository(deps.graph);
+  }
+
+  /**
+   * The database's labels, relationship types, property keys, indexes and constraints. Not in the audit log, like
+   * the list of reports: names shared by every workspace, no workspace's data.
+   */
+  readSchema(): Promise<GraphSchema> {
+    return this.schema.read();
   }
 
   /**

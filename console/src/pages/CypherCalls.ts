@@ -1,4 +1,4 @@
-import { type AnalystListReportsResponse, PlaybooksError, type ReportResult, type RunCypherData, type RunCypherResponse } from '@sdk';
+import { type AnalystListReportsResponse, type GraphSchema, PlaybooksError, type ReportResult, type RunCypherData, type RunCypherResponse } from '@sdk';
 import { analystClient } from '../analyst-session.ts';
 
 /** The calls of the Cypher page: all to the analysts' routes, with the analyst token (analyst-session.ts). */
@@ -25,34 +25,9 @@ async function csvOf(method: string, path: string, init: { json?: unknown; query
 
 export const cypherCsv = (input: CypherInput) => csvOf('POST', cypherPath, { json: input });
 
-/**
- * The statements of the schema panel: the same as the Cypher shell's `:schema` (src/shell/cypher-schema.ts),
- * which the plan check lets through.
- */
-const schemaStatements = {
-  tokens: `RETURN COLLECT { CALL db.labels() YIELD label RETURN label ORDER BY label } AS labels,
-  COLLECT { CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType ORDER BY relationshipType } AS relationshipTypes,
-  COLLECT { CALL db.propertyKeys() YIELD propertyKey RETURN propertyKey ORDER BY propertyKey } AS propertyKeys`,
-  indexes: 'SHOW INDEXES YIELD name, type, entityType, labelsOrTypes, properties, state ORDER BY name',
-  constraints: 'SHOW CONSTRAINTS YIELD name, type, entityType, labelsOrTypes, properties ORDER BY name',
-} as const;
-
-export interface GraphSchema {
-  labels: string[];
-  relationshipTypes: string[];
-  propertyKeys: string[];
-  indexes: Record<string, unknown>[];
-  constraints: Record<string, unknown>[];
-}
-
-const records = (answer: CypherAnswer) => answer.rows.map((row) => Object.fromEntries(answer.columns.map((c, i) => [c, row[i]])));
-
-/** One statement after the other: the endpoint runs only a few queries at once per API process. */
+/** The schema panel's contents: the same route as the Cypher shell's `:schema`. */
 export async function readSchema(): Promise<GraphSchema> {
-  const tokens = records(await runCypher({ query: schemaStatements.tokens }))[0] as Pick<GraphSchema, 'labels' | 'relationshipTypes' | 'propertyKeys'>;
-  const indexes = records(await runCypher({ query: schemaStatements.indexes }));
-  const constraints = records(await runCypher({ query: schemaStatements.constraints }));
-  return { ...tokens, indexes, constraints };
+  return (await analystClient().request<GraphSchema>('GET', '/api/v1/admin/schema')).data;
 }
 
 export async function listReports(): Promise<ReportSummary[]> {

@@ -1,3 +1,4 @@
+import type { SchemaConstraint, SchemaIndex } from '@sdk';
 import { useQuery } from '@tanstack/react-query';
 import { ErrorNote, Loading } from '../ui.tsx';
 import { readSchema } from './CypherCalls.ts';
@@ -5,17 +6,17 @@ import { readSchema } from './CypherCalls.ts';
 /** A name as Cypher takes it: backquoted unless it is a plain identifier. */
 const quoted = (name: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : '`' + name.replaceAll('`', '``') + '`');
 
-function Entries({ rows }: { rows: Record<string, unknown>[] }) {
+function Entries({ rows }: { rows: (SchemaIndex | SchemaConstraint)[] }) {
   if (rows.length === 0) return <p className="muted small">None.</p>;
   return (
     <ul className="cypher-schema-list">
       {rows.map((r) => (
-        <li key={String(r.name)}>
-          <code>{String(r.name)}</code>{' '}
+        <li key={r.name}>
+          <code>{r.name}</code>{' '}
           <span className="muted small">
-            {String(r.type)} on {[r.labelsOrTypes].flat().filter(Boolean).join(', ') || 'all'}
-            {Array.isArray(r.properties) && r.properties.length > 0 ? ` (${r.properties.join(', ')})` : ''}
-            {r.state && r.state !== 'ONLINE' ? `, ${String(r.state)}` : ''}
+            {r.type} on {r.labelsOrTypes?.join(', ') || 'all'}
+            {r.properties?.length ? ` (${r.properties.join(', ')})` : ''}
+            {'state' in r && r.state !== 'ONLINE' ? `, ${r.state}` : ''}
           </span>
         </li>
       ))}
@@ -24,8 +25,8 @@ function Entries({ rows }: { rows: Record<string, unknown>[] }) {
 }
 
 /**
- * The graph's schema, read through the same endpoint as any query: labels and relationship types (a click puts a
- * query for them in the editor), property keys, indexes and constraints.
+ * The graph's schema (GET /api/v1/admin/schema, the route of the Cypher shell's `:schema` too): labels and
+ * relationship types (a click puts a query for them in the editor), property keys, indexes and constraints.
  */
 export function CypherSchema({ onPick }: { onPick: (query: string) => void }) {
   const schema = useQuery({ queryKey: ['analyst', 'schema'], queryFn: readSchema, staleTime: 60_000 });

@@ -220,6 +220,7 @@ export type Feedback = {
     id: string;
     targetType: TargetType;
     targetId: string;
+    target: FeedbackTarget;
     feedbackType: FeedbackType;
     summary: string;
     status: FeedbackStatus;
@@ -242,9 +243,44 @@ export type Feedback = {
 export type FeedbackStatus = 'open' | 'resolved' | 'dismissed';
 
 /**
+ * What the feedback is about, as it is now, so that a reader can name it without another call
+ */
+export type FeedbackTarget = {
+    /**
+     * The title of the playbook or node; of a version, its playbook’s title
+     */
+    title: string;
+    playbookId: string | null;
+    versionNumber: number | null;
+};
+
+/**
  * incorrect (factual errors), outdated (stale or deprecated references), missing-context (important context absent), helpful (positive signal), low-signal (adds no value)
  */
 export type FeedbackType = 'incorrect' | 'outdated' | 'missing-context' | 'helpful' | 'low-signal';
+
+export type GraphSchema = {
+    /**
+     * Every node label, sorted
+     */
+    labels: Array<string>;
+    /**
+     * Every relationship type, sorted
+     */
+    relationshipTypes: Array<string>;
+    /**
+     * Every property key, sorted
+     */
+    propertyKeys: Array<string>;
+    /**
+     * By name
+     */
+    indexes: Array<SchemaIndex>;
+    /**
+     * By name
+     */
+    constraints: Array<SchemaConstraint>;
+};
 
 export type Link = {
     id: string;
@@ -569,6 +605,50 @@ export type ReportResult = {
 };
 
 export type Role = 'viewer' | 'editor' | 'owner';
+
+export type SchemaConstraint = {
+    name: string;
+    /**
+     * Neo4j's kind of constraint, e.g. 'UNIQUENESS' (on Neo4j 5) or 'NODE_PROPERTY_UNIQUENESS' (on later releases), 'NODE_KEY'
+     */
+    type: string;
+    /**
+     * Whether it is on nodes or on relationships
+     */
+    entityType: 'NODE' | 'RELATIONSHIP';
+    /**
+     * The labels (nodes) or relationship types it is on; null for a LOOKUP index, which is on all of them
+     */
+    labelsOrTypes: Array<string> | null;
+    /**
+     * The properties it covers, in order; null for a LOOKUP index
+     */
+    properties: Array<string> | null;
+};
+
+export type SchemaIndex = {
+    name: string;
+    /**
+     * Neo4j's kind of index: 'RANGE', 'FULLTEXT', 'LOOKUP', 'TEXT', 'POINT', 'VECTOR'
+     */
+    type: string;
+    /**
+     * Whether it is on nodes or on relationships
+     */
+    entityType: 'NODE' | 'RELATIONSHIP';
+    /**
+     * The labels (nodes) or relationship types it is on; null for a LOOKUP index, which is on all of them
+     */
+    labelsOrTypes: Array<string> | null;
+    /**
+     * The properties it covers, in order; null for a LOOKUP index
+     */
+    properties: Array<string> | null;
+    /**
+     * 'ONLINE' once it can be used; 'POPULATING' while it is built; 'FAILED'
+     */
+    state: string;
+};
 
 /**
  * Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL
@@ -5831,6 +5911,43 @@ export type ImportWorkspaceResponses = {
 };
 
 export type ImportWorkspaceResponse = ImportWorkspaceResponses[keyof ImportWorkspaceResponses];
+
+export type ReadGraphSchemaData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/schema';
+};
+
+export type ReadGraphSchemaErrors = {
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type ReadGraphSchemaError = ReadGraphSchemaErrors[keyof ReadGraphSchemaErrors];
+
+export type ReadGraphSchemaResponses = {
+    /**
+     * The schema
+     */
+    200: GraphSchema;
+};
+
+export type ReadGraphSchemaResponse = ReadGraphSchemaResponses[keyof ReadGraphSchemaResponses];
 
 export type RunCypherData = {
     body: {
