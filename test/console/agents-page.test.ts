@@ -1,16 +1,14 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Locator, Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type TestWorkspace, createWorkspace, request, unique } from '../support/api.js';
 import { createAgent } from '../support/agents.js';
 import { createNode } from '../support/nodes.js';
 import { createPlaybook, getPlaybook } from '../support/playbooks.js';
 import { getBundle } from '../support/retrieval.js';
-import { type ConsolePage, consoleUrl, launchBrowser, openConsole, signIn , screenshotDir } from './browser.js';
+import { consoleInChromium, consoleUrl, screenshotDir, signIn } from './browser.js';
 
-const screenshots = screenshotDir;
 const viewports = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
@@ -50,29 +48,12 @@ async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boo
 
 describe('the console’s agents and keys, feedback and usage pages, in Chromium', function () {
   this.timeout(120_000);
-  let browser: Browser;
+  const chromium = consoleInChromium();
   let workspace: TestWorkspace;
-  const opened: ConsolePage[] = [];
 
   before(async () => {
-    browser = await launchBrowser();
     workspace = await createWorkspace({ name: unique('Agents page') });
   });
-  after(async () => {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    const problems = opened.flatMap((cp) => cp.problems);
-    for (const cp of opened.splice(0)) await cp.context.close();
-    // Every page runs under the strict CSP without a violation or an uncaught error.
-    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
-  });
-
-  async function tab(viewport: { width: number; height: number } = viewports[0]): Promise<Page> {
-    const cp = await openConsole(browser, viewport);
-    opened.push(cp);
-    return cp.page;
-  }
 
   const agentCard = (page: Page, agentId: string): Locator => page.locator(`li.card[data-agent-id="${agentId}"]`);
   const keyRow = (card: Locator, keyId: string): Locator => card.locator(`tr[data-key-id="${keyId}"]`);
@@ -81,7 +62,7 @@ describe('the console’s agents and keys, feedback and usage pages, in Chromium
     const agentName = unique('Labelled agent');
     const agent = await createAgent(workspace, { name: agentName, label: 'ci runner' });
     const prefix = agent.key.slice(0, 12);
-    const page = await tab();
+    const { page } = await chromium.tab();
     await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/agents?agent=${agent.agentId}`);
     const card = agentCard(page, agent.agentId);
     await keyRow(card, agent.keyId).waitFor();
@@ -143,7 +124,7 @@ describe('the console’s agents and keys, feedback and usage pages, in Chromium
     const created = await request('POST', workspace.path('/agents'), { token: workspace.owner.key, body: { name: agentName } });
     expect(created.status, created.text).to.equal(201);
     const agentId: string = created.body.id;
-    const page = await tab();
+    const { page } = await chromium.tab();
     await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/agents`);
     const card = agentCard(page, agentId);
     await card.getByRole('button', { name: agentName }).click();
@@ -199,7 +180,7 @@ describe('the console’s agents and keys, feedback and usage pages, in Chromium
     const onPlaybook = await send('playbook', pb.id, 'Step two is wrong');
     const onVersion = await send('playbook_version', versionId, 'This version is stale');
 
-    const page = await tab();
+    const { page } = await chromium.tab();
     await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/feedback`);
     const nodeItem = page.locator(`[data-feedback-id="${onNode}"]`);
     const nodeLink = nodeItem.getByRole('link', { name: node.title });
@@ -237,7 +218,7 @@ describe('the console’s agents and keys, feedback and usage pages, in Chromium
     const today = usage.days[usage.days.length - 1];
     expect(today.retrievals).to.be.at.least(1);
 
-    const page = await tab();
+    const { page } = await chromium.tab();
     // uPlot draws its axes' names on the canvas: what it writes there is recorded.
     await page.addInitScript(() => {
       const drawn: string[] = [];
@@ -278,7 +259,6 @@ describe('the console’s agents and keys, feedback and usage pages, in Chromium
   });
 
   it('has no serious or critical accessibility violation and no sideways scroll on the three pages, at desktop and phone widths (screenshots in test-output/screenshots)', async () => {
-    mkdirSync(screenshots, { recursive: true });
     const agent = await createAgent(workspace, { name: unique('Screenshot agent'), label: 'nightly export' });
     await request('POST', workspace.path(`/agents/${agent.agentId}/keys/${agent.keyId}/rotate`), { token: workspace.owner.key, body: { graceSeconds: 3600 } });
     const node = await createNode(workspace, { title: unique('Onboarding checklist') });
@@ -294,7 +274,7 @@ describe('the console’s agents and keys, feedback and usage pages, in Chromium
     ];
     const found: string[] = [];
     for (const viewport of viewports) {
-      const page = await tab(viewport);
+      const { page } = await chromium.tab(viewport);
       await signIn(page, workspace.owner.key);
       for (const [name, at, ready] of pages) {
         await page.goto(consoleUrl(at));
@@ -302,13 +282,13 @@ describe('the console’s agents and keys, feedback and usage pages, in Chromium
         const where = `${name} at ${viewport.width}×${viewport.height}`;
         for (const v of await seriousA11yViolations(page)) found.push(`${where}: ${v}`);
         if (await overflowsSideways(page)) found.push(`${where}: scrolls sideways`);
-        await page.screenshot({ path: path.join(screenshots, `${name}-${viewport.width}x${viewport.height}.png`), fullPage: true });
+        await page.screenshot({ path: path.join(screenshotDir, `${name}-${viewport.width}x${viewport.height}.png`), fullPage: true });
       }
       // The confirmation, open, too.
       await page.goto(consoleUrl(pages[0][1]));
       await pages[0][2](page);
       await agentCard(page, agent.agentId).getByRole('button', { name: /^Rotate key/ }).click();
-      await page.screenshot({ path: path.join(screenshots, `agents-asking-${viewport.width}x${viewport.height}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(screenshotDir, `agents-asking-${viewport.width}x${viewport.height}.png`), fullPage: true });
       for (const v of await seriousA11yViolations(page)) found.push(`agents, asking, at ${viewport.width}×${viewport.height}: ${v}`);
       if (await overflowsSideways(page)) found.push(`agents, asking, at ${viewport.width}×${viewport.height}: scrolls sideways`);
     }

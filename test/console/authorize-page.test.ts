@@ -1,27 +1,15 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { createAgent } from '../support/agents.js';
 import { beginAuthorization, registerClient } from '../support/oauth.js';
-import { type ConsolePage, consoleUrl, launchBrowser, openConsole, signIn } from './browser.js';
+import { consoleInChromium, consoleUrl, signIn } from './browser.js';
 
 const viewports = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'phone', width: 390, height: 844 },
 ] as const;
-
-/**
- * Every console error of the page except the browser's own line for a refused call: the page asks the API, and a
- * 404 or 403 answer is what some of these tests are about.
- */
-function consoleErrors(page: Page): string[] {
-  const seen: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of (403|404)/.test(msg.text())) seen.push(msg.text());
-  });
-  return seen;
-}
 
 /** Nothing wider than the window: the page reads without scrolling sideways. */
 const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
@@ -35,34 +23,19 @@ async function seriousA11yViolations(page: Page): Promise<string[]> {
 
 describe('the console’s consent page and connected apps, in Chromium', function () {
   this.timeout(120_000);
-  let browser: Browser;
+  // The page asks the API about the request and the key: a 404 (unknown request) or 403 (an agent's key) answer is
+  // what some of these tests are about, and Chromium logs a line for each.
+  const chromium = consoleInChromium({ refusedStatuses: [403, 404] });
   let workspace: TestWorkspace;
   const workspaceName = unique('Consent');
-  const opened: { cp: ConsolePage; errors: string[] }[] = [];
 
   before(async () => {
-    browser = await launchBrowser();
     workspace = await createWorkspace({ name: workspaceName });
   });
-  after(async () => {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    const problems = opened.flatMap(({ cp, errors }) => [...cp.problems, ...errors]);
-    for (const { cp } of opened.splice(0)) await cp.context.close();
-    // Under the console's strict CSP: no violation, no uncaught error, no console error beyond the expected refusals.
-    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
-  });
-
-  async function tab(viewport: { width: number; height: number }): Promise<Page> {
-    const cp = await openConsole(browser, viewport);
-    opened.push({ cp, errors: consoleErrors(cp.page) });
-    return cp.page;
-  }
 
   for (const viewport of viewports) {
     it(`asks a signed-out person to sign in on the page itself, then says an unknown request is expired or unknown (${viewport.name})`, async () => {
-      const page = await tab(viewport);
+      const { page } = await chromium.tab(viewport);
       await page.goto(consoleUrl('/authorize/unknown-uid'));
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await page.getByText('An application asks to connect').waitFor();
@@ -85,7 +58,7 @@ describe('the console’s consent page and connected apps, in Chromium', functio
       const client = await registerClient(['http://127.0.0.1:8976/callback'], unique('Hosted client'));
       const pending = await beginAuthorization({ client, workspace });
 
-      const page = await tab(viewport);
+      const { page } = await chromium.tab(viewport);
       await signIn(page, workspace.owner.key, `/authorize/${encodeURIComponent(pending.uid)}`);
       await page.getByRole('heading', { name: `Connect ${client.name} to ${workspaceName}` }).waitFor();
       expect(await page.getByTestId('redirect-host').textContent()).to.equal('127.0.0.1:8976');
@@ -111,7 +84,7 @@ describe('the console’s consent page and connected apps, in Chromium', functio
 
   it('tells a person signed in with an agent key to sign in with their user key, and lets them on the same page', async () => {
     const agent = await createAgent(workspace);
-    const page = await tab(viewports[0]);
+    const { page } = await chromium.tab(viewports[0]);
     await signIn(page, agent.key, '/authorize/unknown-uid');
     await page.getByRole('alert').getByText('sign in with your user key').waitFor();
     await page.getByRole('button', { name: 'Sign in with another key' }).click();
@@ -123,7 +96,7 @@ describe('the console’s consent page and connected apps, in Chromium', functio
     it(`an agent no client is connected to shows the empty connected apps, with where connecting starts (${viewport.name})`, async () => {
       const agentName = unique('Unconnected agent');
       await createAgent(workspace, { name: agentName });
-      const page = await tab(viewport);
+      const { page } = await chromium.tab(viewport);
       await signIn(page, workspace.owner.key, `/w/${workspace.workspaceId}/agents`);
       await page.getByRole('button', { name: agentName }).click();
       const apps = page.getByRole('region', { name: `Connected apps of ${agentName}` });

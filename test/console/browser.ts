@@ -1,4 +1,5 @@
 import { type Browser, type BrowserContext, type Page, chromium } from '@playwright/test';
+import { expect } from 'chai';
 import path from 'node:path';
 import { projectRoot } from '../../src/infra/project-root.js';
 import { env } from '../support/harness.js';
@@ -22,7 +23,7 @@ export const consoleUrl = (rest = '') => `${env.service.url}/console${rest}`;
 export interface ConsolePage {
   context: BrowserContext;
   page: Page;
-  /** Content-Security-Policy violations and uncaught errors seen so far. */
+  /** Content-Security-Policy violations and uncaught errors seen so far (in a consoleInChromium tab, console errors too). */
   problems: string[];
 }
 
@@ -40,6 +41,52 @@ export async function openConsole(browser: Browser, viewport = { width: 1280, he
     if (msg.type() === 'error' && /CSP violation|Refused to/.test(msg.text())) problems.push(msg.text());
   });
   return { context, page, problems };
+}
+
+type Viewport = { width: number; height: number };
+
+/**
+ * One Chromium for the calling describe block, and fresh tabs for its tests: registers the block's before, after and
+ * afterEach hooks. Every tab opened by a test is closed after it, and a test that passed fails if any of its tabs saw
+ * a CSP violation, an uncaught error or any console error: the console logs none on its own.
+ *
+ * Chromium itself logs "Failed to load resource" for every answer of status 400 or more; `refusedStatuses` names the
+ * statuses a block asks for on purpose (a wrong token, a refused write), whose lines are then not problems.
+ */
+export function consoleInChromium(options: { refusedStatuses?: number[] } = {}): { tab(viewport?: Viewport): Promise<ConsolePage> } {
+  const refused = options.refusedStatuses?.length
+    ? new RegExp(`^Failed to load resource: the server responded with a status of (${options.refusedStatuses.join('|')})\\b`)
+    : undefined;
+  let browser: Browser;
+  const opened: ConsolePage[] = [];
+
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  afterEach(async function () {
+    const problems = opened.flatMap((cp) => cp.problems);
+    for (const cp of opened.splice(0)) await cp.context.close();
+    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
+  });
+
+  return {
+    /** A fresh context at `viewport` (1280×800 unless given). */
+    async tab(viewport?: Viewport): Promise<ConsolePage> {
+      const cp = await openConsole(browser, viewport);
+      cp.page.on('console', (msg) => {
+        const text = msg.text();
+        // openConsole already counts CSP refusals.
+        if (msg.type() === 'error' && !/CSP violation|Refused to/.test(text) && !refused?.test(text)) {
+          cp.problems.push(`console error: ${text} (${msg.location().url})`);
+        }
+      });
+      opened.push(cp);
+      return cp;
+    },
+  };
 }
 
 /** Signs in through the sign-in form. */
@@ -74,5 +121,8 @@ declare global {
   }
 }
 
-/** Where the console tests write a screenshot of each page at each size, for a reviewer (git-ignored). */
+/**
+ * Where the console tests write a screenshot of each page at each size, for a reviewer (git-ignored). Playwright's
+ * screenshot makes the folders of its path when it writes, so no test creates them.
+ */
 export const screenshotDir = path.join(projectRoot, 'test-output', 'screenshots');

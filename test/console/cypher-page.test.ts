@@ -1,32 +1,18 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import { type TestWorkspace, createWorkspace, problem, request } from '../support/api.js';
 import { analystToken } from '../support/harness.js';
 import { createNode, link } from '../support/nodes.js';
-import { type ConsolePage, consoleUrl, launchBrowser, openConsole , screenshotDir } from './browser.js';
+import { consoleInChromium, consoleUrl, screenshotDir } from './browser.js';
 
 const viewports = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ] as const;
-
-const screenshots = screenshotDir;
-
-/**
- * Console errors beyond CSP violations (which openConsole collects): all of them except the browser's own line for
- * an answer these tests ask for on purpose (a wrong token 401, a refused write 403, a syntax error 400).
- */
-function consoleErrors(page: Page): string[] {
-  const seen: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of (400|401|403)/.test(msg.text())) seen.push(msg.text());
-  });
-  return seen;
-}
 
 const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
@@ -41,8 +27,6 @@ async function seriousA11yViolations(page: Page): Promise<string[]> {
 async function setQuery(page: Page, text: string): Promise<void> {
   await page.getByTestId('cypher-input').click();
   await page.keyboard.press('ControlOrMeta+A');
-  // The editor empties itself first: Chromium replacing a selection of highlighted text would add style attributes.
-  await page.keyboard.press('Backspace');
   await page.keyboard.insertText(text);
 }
 
@@ -54,37 +38,21 @@ async function signInAsAnalyst(page: Page, token = analystToken): Promise<void> 
 
 describe('the console’s Cypher page, in Chromium', function () {
   this.timeout(180_000);
-  let browser: Browser;
+  // Answers these tests ask for on purpose, each logged by Chromium: a wrong token (401), a refused write (403), a
+  // syntax error (400).
+  const chromium = consoleInChromium({ refusedStatuses: [400, 401, 403] });
   let ws: TestWorkspace;
   const ids: Record<string, string> = {};
-  const opened: { cp: ConsolePage; errors: string[] }[] = [];
 
   before(async () => {
-    browser = await launchBrowser();
     ws = await createWorkspace();
     for (const slug of ['hub', 'a', 'b']) ids[slug] = (await createNode(ws, { title: `${slug} topic`, slug })).id;
     await link(ws, ids.a, ids.hub, 'requires');
     await link(ws, ids.b, ids.hub, 'references');
-    mkdirSync(screenshots, { recursive: true });
   });
-  after(async () => {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    const problems = opened.flatMap(({ cp, errors }) => [...cp.problems, ...errors]);
-    for (const { cp } of opened.splice(0)) await cp.context.close();
-    // Under the console's strict CSP: no violation, no uncaught error, no console error beyond the expected refusals.
-    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
-  });
-
-  async function tab(viewport: { width: number; height: number } = viewports[0]): Promise<ConsolePage> {
-    const cp = await openConsole(browser, viewport);
-    opened.push({ cp, errors: consoleErrors(cp.page) });
-    return cp;
-  }
 
   it('is reached from the header, forgets a refused token with a message, and keeps a good one in this tab only until Sign out', async () => {
-    const { page, context } = await tab();
+    const { page, context } = await chromium.tab();
     await page.goto(consoleUrl('/'));
     await page.getByRole('banner').getByRole('link', { name: 'Cypher' }).click();
     await page.getByLabel('Analyst token').waitFor();
@@ -110,7 +78,7 @@ describe('the console’s Cypher page, in Chromium', function () {
   });
 
   it('runs a query with Ctrl+Enter into a table and a graph, downloads its CSV and shows the schema', async () => {
-    const { page } = await tab();
+    const { page } = await chromium.tab();
     await signInAsAnalyst(page);
 
     // The schema panel, read through the same endpoint.
@@ -160,7 +128,7 @@ describe('the console’s Cypher page, in Chromium', function () {
   });
 
   it('shows a refused write with the service’s reason, and a syntax error with its position', async () => {
-    const { page } = await tab();
+    const { page } = await chromium.tab();
     await signInAsAnalyst(page);
     const write = 'MATCH (n:ContextNode) SET n.touched = true RETURN n';
     const refused = problem(await request('POST', '/api/v1/admin/cypher', { token: analystToken, body: { query: write } }), 403, 'query_refused');
@@ -186,7 +154,7 @@ describe('the console’s Cypher page, in Chromium', function () {
   });
 
   it('runs a saved report in a workspace with its parameters, with the same rows as the workspace’s own route', async () => {
-    const { page } = await tab();
+    const { page } = await chromium.tab();
     await signInAsAnalyst(page);
     const own = await request('GET', ws.path('/reports/hubs?linkType=requires&limit=5'), { token: ws.owner.key });
     expect(own.status, own.text).to.equal(200);
@@ -212,7 +180,7 @@ describe('the console’s Cypher page, in Chromium', function () {
 
   for (const viewport of viewports) {
     it(`has no serious accessibility problem and no sideways scroll at ${viewport.width}×${viewport.height}`, async () => {
-      const { page } = await tab(viewport);
+      const { page } = await chromium.tab(viewport);
       await page.goto(consoleUrl('/cypher'));
       await page.getByLabel('Analyst token').waitFor();
       expect(await seriousA11yViolations(page)).to.deep.equal([]);
@@ -231,7 +199,7 @@ describe('the console’s Cypher page, in Chromium', function () {
       await page.locator('[data-testid="cypher-graph"][data-ready="true"]').waitFor({ timeout: 30_000 });
       expect(await overflowsSideways(page)).to.equal(false);
       expect(await seriousA11yViolations(page)).to.deep.equal([]);
-      await page.screenshot({ path: path.join(screenshots, `cypher-${viewport.width}x${viewport.height}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(screenshotDir, `cypher-${viewport.width}x${viewport.height}.png`), fullPage: true });
     });
   }
 });

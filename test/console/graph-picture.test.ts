@@ -1,7 +1,7 @@
-import type { Browser, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, request, unique } from '../support/api.js';
-import { type ConsolePage, graphReady, launchBrowser, openConsole, signIn } from './browser.js';
+import { type ConsolePage, consoleInChromium, graphReady, signIn } from './browser.js';
 
 
 interface Vault {
@@ -61,23 +61,14 @@ const labels = (page: Page) => page.evaluate(() => window.__consoleGraphView!.la
 
 describe('the console’s graph as a picture', function () {
   this.timeout(120_000);
-  let browser: Browser;
+  const chromium = consoleInChromium();
   let vault: Vault;
   let cp: ConsolePage;
   before(async () => {
-    browser = await launchBrowser();
     vault = await smallVault();
   });
-  after(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
-    cp = await openConsole(browser);
-  });
-  afterEach(async function () {
-    const problems = cp.problems;
-    await cp.context.close();
-    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
+    cp = await chromium.tab();
   });
 
   it('draws a hub’s circle larger than a leaf’s, and a leaf’s larger than an unlinked note’s', async () => {

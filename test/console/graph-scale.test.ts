@@ -1,18 +1,11 @@
-import type { Browser } from '@playwright/test';
 import { expect } from 'chai';
 import { createWorkspace, request } from '../support/api.js';
-import { consoleUrl, graphReady, launchBrowser, openConsole, signIn } from './browser.js';
+import { consoleInChromium, consoleUrl, graphReady, signIn } from './browser.js';
 
 
 describe('the console’s graph of a 2,000-node workspace', function () {
   this.timeout(240_000);
-  let browser: Browser;
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const chromium = consoleInChromium();
 
   it('becomes interactive, with every node and link in the model and labels on hubs only (the times are printed, not asserted)', async () => {
     const workspace = await createWorkspace();
@@ -27,7 +20,7 @@ describe('the console’s graph of a 2,000-node workspace', function () {
       const res = await request('POST', workspace.path('/context-nodes/import'), { token: workspace.owner.key, body: { nodes } });
       expect(res.status, res.text).to.be.oneOf([200, 201]);
     }
-    const { page, context } = await openConsole(browser);
+    const { page, context } = await chromium.tab();
     await signIn(page, workspace.owner.key);
     const started = Date.now();
     await page.goto(consoleUrl(`/w/${workspace.workspaceId}/graph`));

@@ -1,16 +1,14 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { consoleCsp } from '../../src/console/routes.js';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { env } from '../support/harness.js';
 import { createNode, getNode } from '../support/nodes.js';
-import { type ConsolePage, consoleUrl, launchBrowser, openConsole, signIn , screenshotDir } from './browser.js';
+import { type ConsolePage, consoleInChromium, consoleUrl, screenshotDir, signIn } from './browser.js';
 
-const screenshots = screenshotDir;
 const phone = { width: 390, height: 844 };
 const desktop = { width: 1280, height: 800 };
 
@@ -50,27 +48,17 @@ const editorLayout = (page: Page) => page.evaluate(() => {
 
 describe('the console’s node editor and node list, in Chromium', function () {
   this.timeout(120_000);
-  let browser: Browser;
+  const chromium = consoleInChromium();
   let workspace: TestWorkspace;
   let cp: ConsolePage;
   let page: Page;
 
   before(async () => {
-    browser = await launchBrowser();
     workspace = await createWorkspace({ name: unique('Node editor') });
   });
-  after(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
-    cp = await openConsole(browser);
+    cp = await chromium.tab();
     page = cp.page;
-  });
-  afterEach(async function () {
-    const problems = cp.problems;
-    await cp.context.close();
-    // No CSP refusal and no uncaught error on any of these pages.
-    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
   });
 
   const editorAt = async (p: Page, nodeId: string) => {
@@ -92,7 +80,7 @@ describe('the console’s node editor and node list, in Chromium', function () {
     expect(wide.save.bottom).to.be.at.most(wide.viewportHeight);
     expect(wide.save.top).to.be.below(wide.editor.bottom + 24);
 
-    const small = await openConsole(browser, phone);
+    const small = await chromium.tab(phone);
     try {
       await signIn(small.page, workspace.owner.key, `/w/${workspace.workspaceId}/nodes/${node.id}`);
       await small.page.getByRole('heading', { name: 'Links' }).waitFor();
@@ -221,7 +209,6 @@ describe('the console’s node editor and node list, in Chromium', function () {
   });
 
   it('has no serious or critical accessibility violation and no sideways scroll on the list and the editor, at desktop and phone widths (screenshots in test-output/screenshots)', async () => {
-    mkdirSync(screenshots, { recursive: true });
     const other = await createNode(workspace, { title: unique('Axe other') });
     const node = await createNode(workspace, {
       title: unique('Axe wide'), tags: ['axe', 'layout'], aliases: ['Axe alias'],
@@ -230,7 +217,7 @@ describe('the console’s node editor and node list, in Chromium', function () {
     await createNode(workspace, { title: unique('Axe linking'), content: `[[${node.slug}#Part]]` });
     const found: string[] = [];
     for (const viewport of [desktop, phone]) {
-      const at = viewport === desktop ? cp : await openConsole(browser, viewport);
+      const at = viewport === desktop ? cp : await chromium.tab(viewport);
       try {
         await signIn(at.page, workspace.owner.key);
         const pages: [string, string, () => Promise<unknown>][] = [
@@ -248,7 +235,7 @@ describe('the console’s node editor and node list, in Chromium', function () {
             if (v.impact === 'serious' || v.impact === 'critical') found.push(`${name} ${viewport.width}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
           }
           if (await overflowsSideways(at.page)) found.push(`${name} ${viewport.width}: scrolls sideways`);
-          await at.page.screenshot({ path: path.join(screenshots, `${name}-${viewport.width}x${viewport.height}.png`), fullPage: true });
+          await at.page.screenshot({ path: path.join(screenshotDir, `${name}-${viewport.width}x${viewport.height}.png`), fullPage: true });
         }
         if (at !== cp) expect(at.problems).to.deep.equal([]);
       } finally {

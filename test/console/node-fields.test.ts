@@ -1,9 +1,9 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { createNode, getNode, listNodes } from '../support/nodes.js';
-import { type ConsolePage, consoleUrl, launchBrowser, openConsole, signIn } from './browser.js';
+import { consoleInChromium, consoleUrl, signIn } from './browser.js';
 
 /** Polls until `ok` holds (the list keeps its previous rows while the next page loads). */
 async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
@@ -22,34 +22,15 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].so
 
 describe('the console’s node aliases, tags, source file and link sections, in Chromium', function () {
   this.timeout(90_000);
-  let browser: Browser;
+  const chromium = consoleInChromium();
   let workspace: TestWorkspace;
-  let cp: ConsolePage;
   let page: Page;
-  /** Every console error and page error (not only CSP violations): these pages log none. */
-  let errors: string[];
 
   before(async () => {
-    browser = await launchBrowser();
     workspace = await createWorkspace({ name: unique('Node fields') });
   });
-  after(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
-    cp = await openConsole(browser);
-    page = cp.page;
-    errors = [];
-    page.on('console', (msg) => {
-      // Chromium asks for /favicon.ico by itself (the console declares no icon); that 404 is not the console's.
-      if (msg.type() === 'error' && !msg.location().url.endsWith('/favicon.ico')) errors.push(`console error: ${msg.text()} (${msg.location().url})`);
-    });
-    page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
-  });
-  afterEach(async function () {
-    const problems = [...cp.problems, ...errors];
-    await cp.context.close();
-    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
+    page = (await chromium.tab()).page;
   });
 
   const editorAt = async (nodeId: string) => {

@@ -1,18 +1,15 @@
-import { mkdirSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, request, unique } from '../support/api.js';
 import { createNode, linkPlaybook } from '../support/nodes.js';
 import { createPlaybook, createVersion, getPlaybook } from '../support/playbooks.js';
-import { type ConsolePage, graphReady, launchBrowser, openConsole, signIn , screenshotDir } from './browser.js';
+import { consoleInChromium, graphReady, screenshotDir, signIn } from './browser.js';
 
 const viewports = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ] as const;
-
-const screenshots = screenshotDir;
 
 /** Nothing wider than the window: the page reads without scrolling sideways. */
 const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
@@ -54,28 +51,15 @@ async function confirm(page: Page, action: string): Promise<void> {
 
 describe('the console’s playbook pages in Chromium', function () {
   this.timeout(120_000);
-  let browser: Browser;
+  const chromium = consoleInChromium();
   let workspace: TestWorkspace;
-  let cp: ConsolePage;
   let page: Page;
 
   before(async () => {
-    browser = await launchBrowser();
     workspace = await createWorkspace({ name: unique('Playbooks') });
-    mkdirSync(screenshots, { recursive: true });
-  });
-  after(async () => {
-    await browser?.close();
   });
   beforeEach(async () => {
-    cp = await openConsole(browser);
-    page = cp.page;
-  });
-  afterEach(async function () {
-    const problems = cp.problems;
-    await cp.context.close();
-    // Every page runs under the strict CSP without a violation or an uncaught error.
-    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
+    page = (await chromium.tab()).page;
   });
 
   it('says what to do when there is no playbook, creates one, writes a version with the editor, shows its content and approves it', async () => {
@@ -127,6 +111,8 @@ describe('the console’s playbook pages in Chromium', function () {
     expect(v2.changeNote).to.equal('A first-day checklist');
     expect(page.url()).to.include(`/versions/${v2.id}`);
     expect(await page.getByTestId('version-status').textContent()).to.equal('draft');
+    // Its author by name, not by id.
+    await page.getByTestId('version-author').filter({ hasText: /^Owner$/ }).waitFor();
     const shown = page.getByRole('region', { name: 'instructions (preview)' });
     await shown.getByRole('heading', { name: 'First day' }).waitFor();
     expect(await shown.locator('li').allTextContents()).to.deep.equal(['Greet the newcomer', 'Show ⟦handbook⟧']);
@@ -238,7 +224,7 @@ describe('the console’s playbook pages in Chromium', function () {
         const [cx, cy] = [node.x - area.x, node.y - area.y];
         const clear = label.left >= cx + node.radius || label.left + label.width <= cx - node.radius || label.top >= cy + node.radius || label.top + label.height <= cy - node.radius;
         expect(clear, JSON.stringify({ label, cx, cy, radius: node.radius })).to.equal(true);
-        await page.screenshot({ path: `${screenshots}/playbook-graph-${neighbours}-${viewport.width}x${viewport.height}.png` });
+        await page.screenshot({ path: `${screenshotDir}/playbook-graph-${neighbours}-${viewport.width}x${viewport.height}.png` });
       });
     }
   }
@@ -278,7 +264,7 @@ describe('the console’s playbook pages in Chromium', function () {
         await ready(page);
         for (const v of await seriousA11yViolations(page)) found.push(`${name} ${viewport.width}: ${v}`);
         if (await overflowsSideways(page)) found.push(`${name} ${viewport.width}: scrolls sideways (${await widest(page)})`);
-        await page.screenshot({ path: `${screenshots}/${name}-${viewport.width}x${viewport.height}.png`, fullPage: true });
+        await page.screenshot({ path: `${screenshotDir}/${name}-${viewport.width}x${viewport.height}.png`, fullPage: true });
         await page.getByRole('button', { name: 'Sign out' }).click();
       }
     }

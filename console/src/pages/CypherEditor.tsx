@@ -4,7 +4,7 @@ import { Prec } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { EditorView, basicSetup } from 'codemirror';
 import { useEffect, useRef, type RefObject } from 'react';
-import { pageCspNonce } from '../editor.tsx';
+import { underPageCsp } from '../editor.tsx';
 
 const cypherLanguage = StreamLanguage.define(cypher);
 
@@ -48,7 +48,7 @@ export function CypherEditor({ initial, onChange, onRun, viewRef, describedBy }:
         EditorView.lineWrapping,
         Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (run.current(), true) }])),
         // The page's CSP admits the editor's <style> element by this nonce (src/console/routes.ts).
-        pageCspNonce(),
+        underPageCsp(),
         EditorView.contentAttributes.of({ 'aria-label': 'Cypher query', 'aria-describedby': describedBy, 'data-testid': 'cypher-input' }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) change.current(u.state.doc.toString());

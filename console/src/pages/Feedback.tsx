@@ -3,22 +3,9 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
+import { usePrincipalNames } from '../principals.ts';
 import { ErrorNote, Loading, PageTitle, Pager, when } from '../ui.tsx';
 import '../styles/agents.css';
-
-/** Who sent it, by name: an agent of the workspace, or a member (one who left is named by kind). */
-function useAuthorNames(ws: string) {
-  const agents = useQuery({ queryKey: ['agents', ws], queryFn: () => clientFor(ws).agents.list(), staleTime: 60_000 });
-  const members = useQuery({ queryKey: ['members', ws], queryFn: () => clientFor(ws).members.list(), staleTime: 60_000 });
-  return (item: Feedback): string => {
-    if (item.authorKind === 'agent') {
-      const agent = agents.data?.find((a) => a.id === item.authorId);
-      return agent ? `the agent ${agent.name}` : 'an agent';
-    }
-    const member = members.data?.find((m) => m.userId === item.authorId);
-    return member ? member.name ?? member.email : 'a user';
-  };
-}
 
 /** Where the target's page is: a version's is under its playbook. */
 function targetHref(item: Feedback): string {
@@ -72,7 +59,7 @@ export function Feedback() {
   const limit = 20;
   const query = { status: 'open' as const, ...(feedbackType ? { feedbackType } : {}), ...(targetType ? { targetType } : {}), page, limit };
   const list = useQuery({ queryKey: ['feedback', ws, query], queryFn: () => clientFor(ws).feedback.page(query), placeholderData: keepPreviousData });
-  const authorOf = useAuthorNames(ws);
+  const nameOf = usePrincipalNames(ws);
   return (
     <>
       <PageTitle text="Feedback to review" />
@@ -98,7 +85,7 @@ export function Feedback() {
         <>
           {list.data.feedback.length === 0 ? <p>No open feedback.</p> : (
             <ul className="cards" aria-label="Open feedback">
-              {list.data.feedback.map((f) => <Item key={f.id} ws={ws} item={f} author={authorOf(f)} />)}
+              {list.data.feedback.map((f) => <Item key={f.id} ws={ws} item={f} author={nameOf(f.authorId, f.authorKind)} />)}
             </ul>
           )}
           <Pager page={page} limit={limit} total={list.data.pagination.total} onPage={setPage} />

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'wouter';
 import { clientFor } from '../api.ts';
+import { usePrincipalNames } from '../principals.ts';
 import { ErrorNote, Loading, PageTitle, when } from '../ui.tsx';
 import { ContentView, RawContent } from './PlaybookMarkdown.tsx';
 import '../styles/playbooks.css';
@@ -10,6 +11,7 @@ export default function PlaybookVersionPage() {
   const { ws, pb, v } = useParams<{ ws: string; pb: string; v: string }>();
   const playbook = useQuery({ queryKey: ['playbook', ws, pb], queryFn: () => clientFor(ws).playbooks.get(pb) });
   const version = useQuery({ queryKey: ['playbook-version', ws, pb, v], queryFn: () => clientFor(ws).versions.get(pb, v) });
+  const nameOf = usePrincipalNames(ws);
   if (playbook.isPending || version.isPending) return <Loading what="Loading the version" />;
   if (playbook.error || version.error) return <ErrorNote error={playbook.error ?? version.error} />;
   const p = playbook.data;
@@ -28,7 +30,7 @@ export default function PlaybookVersionPage() {
         <dt>Change note</dt>
         <dd>{ver.changeNote ?? '—'}</dd>
         <dt>Created</dt>
-        <dd>{when(ver.createdAt)} by <code>{ver.createdBy}</code></dd>
+        <dd>{when(ver.createdAt)} by <span data-testid="version-author">{nameOf(ver.createdBy)}</span></dd>
         <dt>Approved</dt>
         <dd>{when(ver.approvedAt)}</dd>
       </dl>
