@@ -5,6 +5,9 @@ import { type TestAgent, createAgent } from './support/agents.js';
 import { adminToken, env } from './support/harness.js';
 import { createNode, linkPlaybook } from './support/nodes.js';
 import { createPlaybook } from './support/playbooks.js';
+import { dayOf, periodOf } from '../src/gate/period.js';
+import { redisKeys } from '../src/gate/redis-keys.js';
+import { GateRoundTrip } from '../src/gate/round-trip.js';
 
 /**
  * The request gate of a retrieval (bundle, manifest) as a caller sees it: who gets in, and how many, with
@@ -184,6 +187,39 @@ describe('the gate’s Redis keys', () => {
     for (const key of keys) expect(key, key).to.match(new RegExp(`^\\{${w.workspaceId}\\}:`));
     const untagged = (await keysMatching('*')).filter((key) => !/^\{[^}]+\}:/.test(key));
     expect(untagged).to.deep.equal([]);
+  });
+});
+
+describe('the gate’s script sent again', () => {
+  it('a call ioredis sends again after its answer was lost gets the same answer and counts nothing more', async () => {
+    const w = await createWorkspace();
+    const pb = await createPlaybook(w, w.owner.key, { title: 'Counted once' });
+    // One retrieval through the API puts the workspace's limit and count in Redis.
+    expect((await request('GET', w.path(`/context/bundle?playbookId=${pb.id}`), { token: w.owner.key })).status).to.equal(200);
+    const redis = env.service.services.redis.duplicate();
+    try {
+      await redis.connect();
+      const roundTrip = new GateRoundTrip(redis);
+      // What the round trip sends, kept so that it can be sent again as ioredis does after a failover.
+      const sent: unknown[][] = [];
+      const command = redis as unknown as { requestGate(...args: unknown[]): Promise<unknown> };
+      const send = command.requestGate.bind(redis);
+      command.requestGate = (...args) => {
+        sent.push(args);
+        return send(...args);
+      };
+      const now = new Date();
+      const query = { keyHash: 'resent', workspaceId: w.workspaceId, metered: true, period: periodOf(now), day: dayOf(now) };
+      const first = await roundTrip.read(query);
+      expect(first.quota).to.include({ state: 'ok', used: 2 });
+      const again = (await send(...sent[0])) as unknown[];
+      expect(again.slice(3)).to.deep.equal([[0, 'ok', 2, first.quota.limit]]);
+      expect(await redis.get(redisKeys.quota(w.workspaceId, query.period))).to.equal('2');
+      expect(await redis.get(redisKeys.quotaDay(w.workspaceId, query.day))).to.equal('2');
+      expect((await roundTrip.read(query)).quota).to.include({ state: 'ok', used: 3 });
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 

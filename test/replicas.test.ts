@@ -159,11 +159,13 @@ describe('three API processes on a Redis Cluster and Neo4j through neo4j://', fu
     }
     expect(seen.slice(-10).every((s) => s.status === 200), 'retrievals succeed again').to.equal(true);
 
-    // The count lost is at most what Redis had acknowledged but not yet replicated when its master died.
+    // The count lost is at most what Redis had acknowledged but not yet replicated when its master died. The count
+    // gained is at most the requests in flight then (one per lane), answered 503: their count reached the replica,
+    // their answer never reached the process.
     const succeeded = seen.filter((s) => s.status === 200).length;
     const justBefore = seen.filter((s) => s.status === 200 && s.at <= killedAt && s.at > killedAt - 1_000).length;
     const { used } = await usage(w, at(0));
-    expect(used).to.be.within(succeeded - justBefore, succeeded);
+    expect(used).to.be.within(succeeded - justBefore, succeeded + Math.min(lanes.length, failures.length));
     console.log(`      failover: ${failures.length} answers of 503 over ${failures.length ? failures[failures.length - 1].at - failures[0].at : 0} ms; ${succeeded} retrievals succeeded, ${used} counted`);
   });
 });

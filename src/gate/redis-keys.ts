@@ -21,6 +21,11 @@ export const redisKeys = {
    * request's reads start with them, so a Neo4j secondary answers only once it has those writes.
    */
   bookmarks: (workspaceId: string) => `{${workspaceId}}:bookmarks`,
+  /**
+   * What one call of the gate's script counted and answered, kept for a minute: a call that ioredis sends again
+   * after its answer was lost (a failover) gets the same answer instead of counting twice.
+   */
+  gateCall: (workspaceId: string, callId: string) => `{${workspaceId}}:gate-call:${callId}`,
   rateLimit: (keyHash: string, minute: number) => `{${keyHash}}:rate:${minute}`,
   /** A POST's Idempotency-Key, per workspace and caller key (the key itself hashed: it is the client's text). */
   idempotency: (workspaceId: string, callerKeyId: string, keyHash: string) => `{${workspaceId}}:idempotency:${callerKeyId}:${keyHash}`,

@@ -40,6 +40,8 @@ export interface GateReading {
 
 /** Counters outlive their month by a few days: the usage endpoint can still read last month. */
 export const counterTtlSeconds = 40 * 24 * 3600;
+/** How long a call's record answers a resend of it: longer than ioredis goes on resending through a failover. */
+const callRecordTtlSeconds = 60;
 /** A rate window's counter outlives its minute by one more. */
 const rateTtlSeconds = 120;
 /** At most this many requests share one round trip (bounds the time Redis spends on one batch). */
@@ -105,16 +107,16 @@ export class GateRoundTrip {
       const { period, day } = group[0].query;
       const keys = [
         redisKeys.authEpoch(workspaceId), redisKeys.graphGeneration(workspaceId), redisKeys.quota(workspaceId, period), redisKeys.quotaLimit(workspaceId),
-        redisKeys.quotaDay(workspaceId, day), redisKeys.bookmarks(workspaceId),
+        redisKeys.quotaDay(workspaceId, day), redisKeys.bookmarks(workspaceId), redisKeys.gateCall(workspaceId, fresh),
       ];
       const args: (string | number)[] = [];
       for (const { query } of group) {
         const mark = redisKeys.revokedKey(workspaceId, query.keyHash);
-        let at = keys.indexOf(mark, 6);
+        let at = keys.indexOf(mark, 7);
         if (at < 0) at = keys.push(mark) - 1;
         args.push(at + 1, query.metered ? 1 : 0);
       }
-      scripts.push({ key: keys[0], args: [keys.length, ...keys, counterTtlSeconds, fresh, ...args] });
+      scripts.push({ key: keys[0], args: [keys.length, ...keys, counterTtlSeconds, fresh, callRecordTtlSeconds, ...args] });
     }
     this.count += 1;
     let results: [Error | null, unknown][];

@@ -7,7 +7,7 @@ import { createAgent } from '../support/agents.js';
 import { createNode } from '../support/nodes.js';
 import { createPlaybook, getPlaybook } from '../support/playbooks.js';
 import { getBundle } from '../support/retrieval.js';
-import { consoleInChromium, consoleUrl, screenshotDir, signIn } from './browser.js';
+import { consoleInChromium, consoleUrl, screenshotDir, signIn, until } from './browser.js';
 
 const viewports = [
   { width: 1280, height: 800 },
@@ -34,16 +34,6 @@ async function seriousA11yViolations(page: Page): Promise<string[]> {
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('the console’s agents and keys, feedback and usage pages, in Chromium', function () {

@@ -6,20 +6,10 @@ import { type TestWorkspace, createUser, createWorkspace, request, unique } from
 import { adminToken, env } from '../support/harness.js';
 import { createNode, linkPlaybook } from '../support/nodes.js';
 import { createPlaybook, createVersion, getPlaybook } from '../support/playbooks.js';
-import { type ConsolePage, consoleInChromium, consoleUrl, graphReady, screenshotDir, signIn } from './browser.js';
+import { consoleInChromium, type ConsolePage, consoleUrl, graphReady, screenshotDir, signIn, until } from './browser.js';
 
 /** GET of the workspace with a key, from Node: the status says whether the service takes the key. */
 const statusWith = async (workspace: TestWorkspace, key: string) => (await request('GET', workspace.path(), { token: key })).status;
-
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('the web console in Chromium', function () {
   this.timeout(90_000);

@@ -2,18 +2,7 @@ import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { createNode, getNode } from '../support/nodes.js';
-import { type ConsolePage, consoleInChromium, signIn } from './browser.js';
-
-/** Polls until `ok` holds. */
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { consoleInChromium, type ConsolePage, signIn, until } from './browser.js';
 
 /** The middle of the left edge of the first occurrence of `word` in the editor, in viewport pixels. */
 const startOf = (page: Page, word: string) => page.evaluate((w) => {

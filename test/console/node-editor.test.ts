@@ -7,7 +7,7 @@ import { consoleCsp } from '../../src/console/routes.js';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { env } from '../support/harness.js';
 import { createNode, getNode } from '../support/nodes.js';
-import { type ConsolePage, consoleInChromium, consoleUrl, screenshotDir, signIn } from './browser.js';
+import { consoleInChromium, type ConsolePage, consoleUrl, screenshotDir, signIn, until } from './browser.js';
 
 const phone = { width: 390, height: 844 };
 const desktop = { width: 1280, height: 800 };
@@ -21,17 +21,6 @@ const wideTable = (() => {
     `| ${columns.map((i) => `cell-${i}-holding-one-long-unbroken-word`).join(' | ')} |`,
   ].join('\n');
 })();
-
-/** Polls until `ok` holds. */
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 

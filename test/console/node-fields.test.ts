@@ -3,18 +3,7 @@ import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { createNode, getNode, listNodes } from '../support/nodes.js';
-import { consoleInChromium, consoleUrl, signIn } from './browser.js';
-
-/** Polls until `ok` holds (the list keeps its previous rows while the next page loads). */
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { consoleInChromium, consoleUrl, signIn, until } from './browser.js';
 
 /** The ids of the node list's rows, in order. */
 const rowIds = (page: Page) => page.locator('tr[data-node-id]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.nodeId!));
