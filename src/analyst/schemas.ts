@@ -22,21 +22,15 @@ const schemaEntry = {
 };
 
 export const SchemaIndexSchema = named('SchemaIndex', Type.Object({
-  name: schemaEntry.name,
+  ...schemaEntry,
   type: Type.String({ description: "Neo4j's kind of index: 'RANGE', 'FULLTEXT', 'LOOKUP', 'TEXT', 'POINT', 'VECTOR'" }),
-  entityType: schemaEntry.entityType,
-  labelsOrTypes: schemaEntry.labelsOrTypes,
-  properties: schemaEntry.properties,
   state: Type.String({ description: "'ONLINE' once it can be used; 'POPULATING' while it is built; 'FAILED'" }),
 }));
 export type SchemaIndex = Static<typeof SchemaIndexSchema>;
 
 export const SchemaConstraintSchema = named('SchemaConstraint', Type.Object({
-  name: schemaEntry.name,
+  ...schemaEntry,
   type: Type.String({ description: "Neo4j's kind of constraint, e.g. 'UNIQUENESS' (on Neo4j 5) or 'NODE_PROPERTY_UNIQUENESS' (on later releases), 'NODE_KEY'" }),
-  entityType: schemaEntry.entityType,
-  labelsOrTypes: schemaEntry.labelsOrTypes,
-  properties: schemaEntry.properties,
 }));
 export type SchemaConstraint = Static<typeof SchemaConstraintSchema>;
 

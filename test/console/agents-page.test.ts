@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { expect } from 'chai';
 import path from 'node:path';
@@ -8,11 +7,7 @@ import { createNode } from '../support/nodes.js';
 import { createPlaybook, getPlaybook } from '../support/playbooks.js';
 import { getBundle } from '../support/retrieval.js';
 import { consoleInChromium, consoleUrl, screenshotDir, signIn, until } from './browser.js';
-
-const viewports = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-] as const;
+import { overflowsSideways, seriousA11yViolations, viewports } from './page-checks.js';
 
 /** GET of the workspace with a key, from Node: the status says whether the service takes the key. */
 const statusWith = async (workspace: TestWorkspace, key: string) => (await request('GET', workspace.path(), { token: key })).status;
@@ -25,16 +20,6 @@ async function keysOf(workspace: TestWorkspace, agentId: string): Promise<{ id: 
 
 const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.textContent ?? null);
 const focusedName = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? null);
-
-/** Nothing wider than the window: the page reads without scrolling sideways. */
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
-
-async function seriousA11yViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 describe('the console’s agents and keys, feedback and usage pages, in Chromium', function () {
   this.timeout(120_000);

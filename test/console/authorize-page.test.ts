@@ -1,25 +1,14 @@
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { createAgent } from '../support/agents.js';
 import { beginAuthorization, registerClient } from '../support/oauth.js';
 import { consoleInChromium, consoleUrl, signIn } from './browser.js';
+import { overflowsSideways, seriousA11yViolations } from './page-checks.js';
 
 const viewports = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'phone', width: 390, height: 844 },
 ] as const;
-
-/** Nothing wider than the window: the page reads without scrolling sideways. */
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
-
-async function seriousA11yViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 describe('the console’s consent page and connected apps, in Chromium', function () {
   this.timeout(120_000);

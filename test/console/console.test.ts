@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createUser, createWorkspace, request, unique } from '../support/api.js';
@@ -7,6 +6,7 @@ import { adminToken, env } from '../support/harness.js';
 import { createNode, linkPlaybook } from '../support/nodes.js';
 import { createPlaybook, createVersion, getPlaybook } from '../support/playbooks.js';
 import { consoleInChromium, type ConsolePage, consoleUrl, graphReady, screenshotDir, signIn, until } from './browser.js';
+import { seriousA11yViolations, viewports } from './page-checks.js';
 
 /** GET of the workspace with a key, from Node: the status says whether the service takes the key. */
 const statusWith = async (workspace: TestWorkspace, key: string) => (await request('GET', workspace.path(), { token: key })).status;
@@ -277,16 +277,13 @@ describe('the web console in Chromium', function () {
     ];
     const found: string[] = [];
     const scan = async (p: Page, where: string) => {
-      const result = await new AxeBuilder({ page: p }).analyze();
-      for (const v of result.violations) {
-        if (v.impact === 'serious' || v.impact === 'critical') found.push(`${where}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-      }
+      for (const v of await seriousA11yViolations(p)) found.push(`${where}: ${v}`);
       const sideways = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       if (sideways > 0) found.push(`${where}: scrolls sideways by ${sideways} px`);
     };
     // One folder for this tour of every page; the other console tests write their own pages' states beside it.
     const shots = path.join(screenshotDir, 'every-page');
-    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    for (const viewport of viewports) {
       const size = `${viewport.width}x${viewport.height}`;
       const at = await chromium.tab(viewport);
       // Every console message of level error, a missing favicon's 404 included, not only CSP refusals.

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
@@ -8,20 +7,7 @@ import { type TestWorkspace, createWorkspace, problem, request } from '../suppor
 import { analystToken } from '../support/harness.js';
 import { createNode, link } from '../support/nodes.js';
 import { consoleInChromium, consoleUrl, screenshotDir } from './browser.js';
-
-const viewports = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-] as const;
-
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
-
-async function seriousA11yViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-}
+import { overflowsSideways, seriousA11yViolations, viewports } from './page-checks.js';
 
 /** Replaces the editor's text, as typed. */
 async function setQuery(page: Page, text: string): Promise<void> {

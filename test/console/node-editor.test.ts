@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
@@ -8,6 +7,7 @@ import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { env } from '../support/harness.js';
 import { createNode, getNode } from '../support/nodes.js';
 import { consoleInChromium, type ConsolePage, consoleUrl, screenshotDir, signIn, until } from './browser.js';
+import { overflowsSideways, seriousA11yViolations } from './page-checks.js';
 
 const phone = { width: 390, height: 844 };
 const desktop = { width: 1280, height: 800 };
@@ -21,8 +21,6 @@ const wideTable = (() => {
     `| ${columns.map((i) => `cell-${i}-holding-one-long-unbroken-word`).join(' | ')} |`,
   ].join('\n');
 })();
-
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
 /** Boxes (in viewport pixels) and scroll sizes of the editor's parts. */
 const editorLayout = (page: Page) => page.evaluate(() => {
@@ -219,10 +217,7 @@ describe('the console’s node editor and node list, in Chromium', function () {
         for (const [name, where, ready] of pages) {
           await at.page.goto(consoleUrl(where));
           await ready();
-          const result = await new AxeBuilder({ page: at.page }).analyze();
-          for (const v of result.violations) {
-            if (v.impact === 'serious' || v.impact === 'critical') found.push(`${name} ${viewport.width}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-          }
+          for (const v of await seriousA11yViolations(at.page)) found.push(`${name} ${viewport.width}: ${v}`);
           if (await overflowsSideways(at.page)) found.push(`${name} ${viewport.width}: scrolls sideways`);
           await at.page.screenshot({ path: path.join(screenshotDir, `${name}-${viewport.width}x${viewport.height}.png`), fullPage: true });
         }

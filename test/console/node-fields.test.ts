@@ -1,9 +1,9 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { createNode, getNode, listNodes } from '../support/nodes.js';
 import { consoleInChromium, consoleUrl, signIn, until } from './browser.js';
+import { seriousA11yViolations } from './page-checks.js';
 
 /** The ids of the node list's rows, in order. */
 const rowIds = (page: Page) => page.locator('tr[data-node-id]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.nodeId!));
@@ -173,10 +173,7 @@ describe('the console’s node aliases, tags, source file and link sections, in 
     await until('the axe list', () => rowIds(page), (ids) => sameSet(ids, [target.id, source.id]));
     const found: string[] = [];
     const scan = async (where: string) => {
-      const result = await new AxeBuilder({ page }).analyze();
-      for (const v of result.violations) {
-        if (v.impact === 'serious' || v.impact === 'critical') found.push(`${where}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-      }
+      for (const v of await seriousA11yViolations(page)) found.push(`${where}: ${v}`);
     };
     await scan('list');
     await editorAt(source.id);

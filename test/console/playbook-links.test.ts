@@ -1,35 +1,13 @@
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { createNode, linkPlaybook } from '../support/nodes.js';
 import { createPlaybook, getPlaybook } from '../support/playbooks.js';
 import { consoleInChromium, screenshotDir, signIn } from './browser.js';
-
-const viewports = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-] as const;
+import { overflowsSideways, seriousA11yViolations, viewports, widest } from './page-checks.js';
 
 const emptyText = 'No context linked yet: add a node below, and agents get it in this playbook’s bundle.';
-
-/** Nothing wider than the window: the page reads without scrolling sideways. */
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
-
-/** The elements reaching past the window's right edge, for a failure message. */
-const widest = (page: Page) => page.evaluate(() => [...document.querySelectorAll('body *')]
-  .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
-  .slice(0, 5)
-  .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)
-  .join(', '));
-
-async function seriousA11yViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 const linksOf = async (workspace: TestWorkspace, playbookId: string): Promise<{ id: string; linkType: string; linkId: string }[]> =>
   (await getPlaybook(workspace, workspace.owner.key, playbookId)).contextNodes;

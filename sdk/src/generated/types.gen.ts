@@ -609,10 +609,6 @@ export type Role = 'viewer' | 'editor' | 'owner';
 export type SchemaConstraint = {
     name: string;
     /**
-     * Neo4j's kind of constraint, e.g. 'UNIQUENESS' (on Neo4j 5) or 'NODE_PROPERTY_UNIQUENESS' (on later releases), 'NODE_KEY'
-     */
-    type: string;
-    /**
      * Whether it is on nodes or on relationships
      */
     entityType: 'NODE' | 'RELATIONSHIP';
@@ -624,15 +620,15 @@ export type SchemaConstraint = {
      * The properties it covers, in order; null for a LOOKUP index
      */
     properties: Array<string> | null;
+    /**
+     * Neo4j's kind of constraint, e.g. 'UNIQUENESS' (on Neo4j 5) or 'NODE_PROPERTY_UNIQUENESS' (on later releases), 'NODE_KEY'
+     */
+    type: string;
 };
 
 export type SchemaIndex = {
     name: string;
     /**
-     * Neo4j's kind of index: 'RANGE', 'FULLTEXT', 'LOOKUP', 'TEXT', 'POINT', 'VECTOR'
-     */
-    type: string;
-    /**
      * Whether it is on nodes or on relationships
      */
     entityType: 'NODE' | 'RELATIONSHIP';
@@ -644,6 +640,10 @@ export type SchemaIndex = {
      * The properties it covers, in order; null for a LOOKUP index
      */
     properties: Array<string> | null;
+    /**
+     * Neo4j's kind of index: 'RANGE', 'FULLTEXT', 'LOOKUP', 'TEXT', 'POINT', 'VECTOR'
+     */
+    type: string;
     /**
      * 'ONLINE' once it can be used; 'POPULATING' while it is built; 'FAILED'
      */
