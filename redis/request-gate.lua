@@ -28,19 +28,20 @@ local function getOrCreate(key, fresh)
   return value
 end
 
-local recorded = redis.call('GET', KEYS[7])
 local epoch = getOrCreate(KEYS[1], ARGV[2] .. ':epoch')
 local generation = getOrCreate(KEYS[2], ARGV[2] .. ':generation')
-local limit = redis.call('GET', KEYS[4])
-local used = redis.call('GET', KEYS[3])
-local counted = 0
-local revokedAt = {}
-
 local replies = {epoch, generation, redis.call('LRANGE', KEYS[6], 0, -1)}
+
+local recorded = redis.call('GET', KEYS[7])
 if recorded then
   for _, reply in ipairs(cjson.decode(recorded)) do replies[#replies + 1] = reply end
   return replies
 end
+
+local limit = redis.call('GET', KEYS[4])
+local used = redis.call('GET', KEYS[3])
+local counted = 0
+local revokedAt = {}
 local requestReplies = {}
 for i = 4, #ARGV, 2 do
   local at = tonumber(ARGV[i])

@@ -5,13 +5,12 @@ import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotoc
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Browser } from '@playwright/test';
 import { expect } from 'chai';
 import { createWorkspace, request, unique } from './support/api.js';
 import { createAgent } from './support/agents.js';
 import { callOk, mcpClient } from './support/mcp.js';
 import { auditEventsOf, authorizedClient, mcpCall, mcpResource, pkcePair, quotaUsed, tokenRequest, workspaceWithApprovedPlaybook } from './support/oauth.js';
-import { type ConsolePage, launchBrowser, openConsole, signIn } from './console/browser.js';
+import { type ConsolePage, consoleInChromium, signIn } from './console/browser.js';
 
 /** A hosted client's loopback redirect target (RFC 8252): records each callback and answers with a page. */
 interface RedirectReceiver {
@@ -135,32 +134,16 @@ class BrowserConsentProvider implements OAuthClientProvider {
 
 describe('MCP authorization in Chromium, as hosted clients do it', function () {
   this.timeout(180_000);
-  let browser: Browser;
+  // The consent page runs under the console's strict CSP without a violation, an uncaught error or a console error.
+  const chromium = consoleInChromium();
   let receiver: RedirectReceiver;
-  const opened: ConsolePage[] = [];
 
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
     receiver = await redirectReceiver();
   });
-  afterEach(async function () {
+  afterEach(async () => {
     await receiver.close();
-    const problems = opened.flatMap((cp) => cp.problems);
-    for (const cp of opened.splice(0)) await cp.context.close();
-    // The consent page runs under the console's strict CSP without a violation or an uncaught error.
-    if (this.currentTest?.state === 'passed') expect(problems).to.deep.equal([]);
   });
-
-  async function consoleTab(): Promise<ConsolePage> {
-    const cp = await openConsole(browser);
-    opened.push(cp);
-    return cp;
-  }
 
   it('from an unauthenticated initialize to a bundle: discovery, registration, consent in the console, PKCE, tools over MCP', async () => {
     const { workspace: w, playbookId, nodeId } = await workspaceWithApprovedPlaybook();
@@ -203,7 +186,7 @@ describe('MCP authorization in Chromium, as hosted clients do it', function () {
       response_type: 'code', client_id: clientId, redirect_uri: receiver.redirectUri, code_challenge: pkce.challenge,
       code_challenge_method: 'S256', state, scope: resource.scopes_supported.join(' '), resource: resource.resource,
     })) authorizationUrl.searchParams.set(k, v);
-    const callback = await consentInBrowser(await consoleTab(), authorizationUrl.href, w.owner.key, agentName, receiver);
+    const callback = await consentInBrowser(await chromium.tab(), authorizationUrl.href, w.owner.key, agentName, receiver);
     expect(callback.searchParams.get('state')).to.equal(state);
     expect(callback.searchParams.get('error')).to.equal(null);
     expect(callback.searchParams.get('iss')).to.equal(asMeta.issuer);
@@ -238,7 +221,7 @@ describe('MCP authorization in Chromium, as hosted clients do it', function () {
     const agent = await createAgent(w, { name: agentName });
     const clientName = unique('SDK client');
     const provider = new BrowserConsentProvider(receiver.redirectUri, clientName, async (url) =>
-      consentInBrowser(await consoleTab(), url.href, w.owner.key, agentName, receiver),
+      consentInBrowser(await chromium.tab(), url.href, w.owner.key, agentName, receiver),
     );
     const serverUrl = new URL(mcpResource(w));
 
@@ -276,7 +259,7 @@ describe('MCP authorization in Chromium, as hosted clients do it', function () {
     const { client, tokens } = await authorizedClient(w, { decision: { agentId: agent.agentId } });
     expect((await mcpCall(tokens.access_token, w, 'tools/list')).status).to.equal(200);
 
-    const { page } = await consoleTab();
+    const { page } = await chromium.tab();
     await signIn(page, w.owner.key, `/w/${w.workspaceId}/agents`);
     await page.getByRole('button', { name: agentName }).click();
     const apps = page.getByRole('region', { name: `Connected apps of ${agentName}` });
