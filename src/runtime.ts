@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.js';
@@ -146,11 +147,20 @@ export async function startService(
         // Idle keep-alive sockets would hold close() open until they time out.
         server.closeIdleConnections();
       });
-      await services.gate.stop();
       clearInterval(retention);
-      await dispatcher.stop();
-      await driver.close();
-      await Promise.allSettled([redis.quit()]);
+      // The last flushes and the closing of connections wait on Redis and Neo4j: one that stopped answering
+      // (ioredis keeps commands until it reconnects) must not keep the process from stopping.
+      const cleanUp = (async () => {
+        await services.gate.stop();
+        await dispatcher.stop();
+        await driver.close();
+        await redis.quit();
+      })();
+      const done = await Promise.race([cleanUp.then(() => true, () => true), delay(config.shutdownGraceMs, false, { ref: false })]);
+      if (!done) {
+        logger.warn({ afterMs: config.shutdownGraceMs }, 'Redis or Neo4j did not answer while stopping: stopped without the last flushes');
+        redis.disconnect();
+      }
     },
   };
 }

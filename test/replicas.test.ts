@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { type Reply, type TestWorkspace, createWorkspace, problem, request, unique } from './support/api.js';
+import { startRedis } from '../src/infra/local-deps.js';
 import { readScope } from '../src/infra/read-scope.js';
 import { type ApiProcess, startApiProcess } from './support/api-process.js';
 import { createAgent } from './support/agents.js';
@@ -275,5 +276,21 @@ describe('an API process asked to stop (SIGTERM)', function () {
     expect(answer.body.rows).to.deep.equal([[10000000]]);
     expect(at, 'the query was still in flight when the process stopped being ready').to.be.above(notReadyAt);
     await stopped;
+  });
+
+  it('stops by itself within its grace when its Redis died before the signal', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'playbooks-dead-redis-'));
+    const redis = await startRedis({ dataDir });
+    try {
+      const api = await startApiProcess({ REDIS_URL: redis.url, SHUTDOWN_GRACE_MS: '2000' });
+      process.kill(redis.pid, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 500));
+      const started = Date.now();
+      expect(await api.stop()).to.deep.equal({ code: 0, signal: null });
+      expect(Date.now() - started).to.be.below(10_000);
+    } finally {
+      await redis.stop().catch(() => undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -176,6 +176,8 @@ export async function startRedis(options: { dataDir: string; port?: number }): P
     url,
     pid: child.pid!,
     stop: async () => {
+      // A server that already ended has nothing to flush.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       // SHUTDOWN flushes the append-only file before exiting; SIGTERM is the fallback.
       const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
       await client.connect().then(() => client.call('SHUTDOWN')).catch(() => undefined);

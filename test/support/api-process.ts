@@ -7,7 +7,8 @@ import { adminToken, env } from './harness.js';
 export interface ApiProcess {
   /** Its base URL, for `request(..., {baseUrl})`. */
   url: string;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL after 10 s; resolves with how the process ended (`signal` is SIGKILL if it had to be killed). */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
@@ -42,12 +43,13 @@ export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
+    if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
+    const ended = await exited;
     clearTimeout(timer);
+    return ended;
   };
   const deadline = Date.now() + 90_000;
   for (;;) {
