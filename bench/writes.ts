@@ -22,7 +22,7 @@ import path from 'node:path';
 import { AnnotationRepository } from '../src/annotations/repository.js';
 import { type AuditStamp, contentDigested, recordAudit } from '../src/audit/recorder.js';
 import { FeedbackRepository } from '../src/feedback/repository.js';
-import { firstFreeSlug, slugBase } from '../src/http/slug.js';
+import { firstFreeSlug, slugBase } from '../src/api/slug.js';
 import { newId } from '../src/infra/ids.js';
 import type { GraphExecutor } from '../src/infra/neo4j.js';
 import type { LinkType } from '../src/nodes/link-types.js';

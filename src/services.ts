@@ -6,7 +6,7 @@ import { AuditService } from './audit/service.js';
 import { FeedbackService } from './feedback/service.js';
 import { RequestGate } from './gate/gate.js';
 import { IdempotencyStore } from './gate/idempotency.js';
-import { ResponseCache } from './http/response-cache.js';
+import { ResponseCache } from './answer-cache/response-cache.js';
 import { Metrics } from './http/observability.js';
 import { systemClock } from './infra/ids.js';
 import { Lifecycle } from './infra/lifecycle.js';

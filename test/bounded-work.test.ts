@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { maxListedErrors } from '../src/http/validation.js';
+import { maxListedErrors } from '../src/api/validation.js';
 import { type ApiProcess, startApiProcess } from './support/api-process.js';
 import { idleHealthzMs, whilePolling } from './support/healthz.js';
 import { createAgent } from './support/agents.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { type TestWorkspace, addMember, createUser, createWorkspace, problem, request, unique } from './support/api.js';
 import { createAgent } from './support/agents.js';
 import { createPlaybook, createVersion, getPlaybook } from './support/playbooks.js';
-import { slugify } from '../src/http/slug.js';
+import { slugify } from '../src/api/slug.js';
 import { redisKeys } from '../src/gate/redis-keys.js';
 import { env, testRedis } from './support/harness.js';
 

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { type TestWorkspace, addMember, createWorkspace, problem, request, requestStream } from './support/api.js';
 import { ExportDocument } from '../src/transfer/schemas.js';
-import { responseProblems } from '../src/http/validation.js';
+import { responseProblems } from '../src/api/validation.js';
 import { env } from './support/harness.js';
 import { createAgent } from './support/agents.js';
 import { archiveNode, createNode, getNode, link, linkPlaybook } from './support/nodes.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { expect } from 'chai';
 import { AppError } from '../src/errors.js';
-import { validatePart } from '../src/http/validation.js';
+import { validatePart } from '../src/api/validation.js';
 
 /** The field errors a rejected part carries, or null when it was accepted. */
 function rejection(run: () => unknown) {

@@ -5,7 +5,7 @@ import { useVaults } from './support/vault.js';
 import { graphEtag, nodesBySlug, outgoingOf } from './support/nodes.js';
 import { callOk, mcpClient } from './support/mcp.js';
 import { createPlaybook } from './support/playbooks.js';
-import { slugPattern, slugProblem, slugify } from '../src/http/slug.js';
+import { slugPattern, slugProblem, slugify } from '../src/api/slug.js';
 import { parseWikilinks } from '../src/nodes/wikilinks.js';
 import { importFolder } from '../src/shell/import-folder.js';
 import { parseMarkdownFile } from '../src/shell/import-item.js';

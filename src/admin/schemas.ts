@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, Timestamp, named } from '../http/common-schemas.js';
+import { Nullable, Timestamp, named } from '../api/common-schemas.js';
 
 /** Response schemas of the operator's API; the types below are derived from them. */
 

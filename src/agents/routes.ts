@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CreatedKeySchema } from '../admin/schemas.js';
-import { Description, Id, Label, Name, Nullable, RoleSchema, Strict, WorkspacePath } from '../http/common-schemas.js';
+import { Description, Id, Label, Name, Nullable, RoleSchema, Strict, WorkspacePath } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { AgentService } from './service.js';
 import { AgentDetailSchema, AgentSchema, KeyListingSchema, RotateKeyBody, RotatedKeySchema } from './schemas.js';
@@ -66,7 +66,7 @@ export function agentRoutes(s: { agents: AgentService }): AnyRoute[] {
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/reactivate', operationId: 'reactivateAgent', summary: 'Make a deactivated agent active again',
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/reactivate', operationId: 'reactivateAgent', idempotent: true, summary: 'Make a deactivated agent active again',
       description: 'Owner only. The agent comes back with no keys (its old keys stay revoked). Reactivating an active agent changes nothing. 409 when its sponsor has left the workspace: set another sponsor first.',
       access: owners, params: AgentPath,
       responses: { 200: { description: 'The agent', schema: AgentSchema } },

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { CreatedKeySchema } from '../admin/schemas.js';
-import { Label, Nullable, NullableTimestamp, RoleSchema, Strict, Timestamp, literals, named } from '../http/common-schemas.js';
+import { Label, Nullable, NullableTimestamp, RoleSchema, Strict, Timestamp, literals, named } from '../api/common-schemas.js';
 
 /** Response schemas of the agent endpoints; the types below are derived from them. */
 

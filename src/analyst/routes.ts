@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, Strict, literals } from '../http/common-schemas.js';
+import { Id, Strict, literals } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { csvType, ndjsonType, sendCsv, tabularFormat } from '../http/tabular.js';
 import { reportCatalog, summaryOf } from '../reports/catalog.js';

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, literals, named } from '../http/common-schemas.js';
+import { Nullable, literals, named } from '../api/common-schemas.js';
 
 /** One operator of a plan, in the order a depth-first walk from the root meets them. */
 export const PlanOperatorSchema = Type.Object({

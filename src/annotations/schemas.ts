@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Id, PageQuery, Pagination, Strict, Timestamp, Title, literals, named } from '../http/common-schemas.js';
+import { Id, PageQuery, Pagination, Strict, Timestamp, Title, literals, named } from '../api/common-schemas.js';
 
 /** Request and response schemas of the annotation endpoints; the types below are derived from them. */
 

@@ -1,7 +1,7 @@
 import { stampOf } from '../audit/recorder.js';
 import { type Caller, roleAtLeast } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
-import { pageOf, rowsOf } from '../http/paging.js';
+import { pageOf, rowsOf } from '../api/paging.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { AnnotationRepository } from './repository.js';

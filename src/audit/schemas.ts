@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Id, Nullable, Strict, Timestamp, literals, named } from '../http/common-schemas.js';
+import { Id, Nullable, Strict, Timestamp, literals, named } from '../api/common-schemas.js';
 
 export const ActorSchema = Type.Object({
   kind: literals(['user', 'agent', 'operator', 'analyst'] as const),

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { TargetId, TargetTypeSchema } from '../annotations/schemas.js';
-import { Id, Nullable, PageQuery, Pagination, Strict, Summary, Timestamp, literals, named } from '../http/common-schemas.js';
+import { Id, Nullable, PageQuery, Pagination, Strict, Summary, Timestamp, literals, named } from '../api/common-schemas.js';
 
 /** Request and response schemas of the feedback endpoints; the types below are derived from them. */
 

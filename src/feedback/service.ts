@@ -2,7 +2,7 @@ import { requireText, targetNames } from '../annotations/service.js';
 import { stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../errors.js';
-import { pageOf, rowsOf } from '../http/paging.js';
+import { pageOf, rowsOf } from '../api/paging.js';
 import { newId } from '../infra/ids.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { FeedbackRepository } from './repository.js';

@@ -1,4 +1,4 @@
-import { WorkspacePath } from '../http/common-schemas.js';
+import { WorkspacePath } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { GraphService } from './service.js';
 import { GraphQuery, GraphSchema } from './schemas.js';

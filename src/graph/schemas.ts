@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Id, Nullable, Strict, literals } from '../http/common-schemas.js';
+import { Id, Nullable, Strict, literals } from '../api/common-schemas.js';
 import { LinkTypeSchema } from '../nodes/schemas.js';
 
 /** The graph view's query and answer (GET {ws}/graph); the types below are derived from them. */

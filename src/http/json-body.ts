@@ -3,15 +3,13 @@ import { parseChunked } from '@discoveryjs/json-ext';
 import type { Context } from 'koa';
 import { AppError, type FieldError } from '../errors.js';
 import { type ReadBody, readBody } from './body-reader.js';
+import { yieldToEventLoop } from '../infra/event-loop.js';
 
 /**
  * A body at least this large is worked on in several turns of the event loop (between reading, parsing and
  * what the router does next), so that no other request waits for all of it at once.
  */
 export const largeBodyBytes = 64 * 1024;
-
-/** Lets the event loop serve whatever else is waiting before the next step of a large body. */
-export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A body over 1 MiB is 413 (docs/api.md, "Everywhere"). */
 export const maxBodyBytes = 1024 * 1024;

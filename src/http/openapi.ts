@@ -2,8 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { errorCodes } from '../errors.js';
 import { maxIdempotencyKeyLength } from '../gate/idempotency.js';
-import { Problem, nameOf } from './common-schemas.js';
-import type { AnyRoute } from './route.js';
+import { Problem, nameOf } from '../api/common-schemas.js';
+import { type AnyRoute, isIdempotent } from './route.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -163,6 +163,10 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; descri
       // A body whose every field is optional may be left out altogether (it reads as {}).
       ...(route.body ? { requestBody: { required: ((route.body as TObject).required ?? []).length > 0, content: { 'application/json': { schema: writer.write(route.body) } } } } : {}),
       responses,
+      // What a client's retry policy needs (the SDK generates its own from these).
+      'x-idempotent': isIdempotent(route),
+      ...(route.metered ? { 'x-metered': true } : {}),
+      ...(route.cache ? { 'x-conditional': true } : {}),
     };
   }
   return {

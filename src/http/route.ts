@@ -64,6 +64,12 @@ export interface RouteSpec<P extends TObject = Empty, Q extends TObject = Empty,
   /** Counts against the workspace's monthly retrieval quota (bundle, manifest): see RequestGate. */
   metered?: boolean;
   /**
+   * Sending it twice has the effect of sending it once, so a client may retry it after a 503 or a lost connection
+   * (documented as `x-idempotent`; the SDK's retry policy is generated from it). A GET, PUT, PATCH or DELETE is by
+   * default; a POST only when it says so (restore, reactivate, an import that converges).
+   */
+  idempotent?: boolean;
+  /**
    * For a GET whose answer is derived from the workspace's graph alone (what the graph generation covers): its
    * 200 answers are kept as bytes (ResponseCache) and carry a strong ETag, and a matching If-None-Match is a 304.
    * `when` decides on the body whether an answer qualifies (absent: every answer does, so a 304 needs no
@@ -83,6 +89,9 @@ export interface RouteSpec<P extends TObject = Empty, Q extends TObject = Empty,
 }
 
 export type AnyRoute = RouteSpec<any, any, any>;
+
+/** Whether a client may send the operation again after a 503 or a lost connection. */
+export const isIdempotent = (route: Pick<AnyRoute, 'method' | 'idempotent'>): boolean => route.idempotent ?? route.method !== 'post';
 
 /** Identity function that lets TypeScript infer the handler's input types from the schemas. */
 export function defineRoute<P extends TObject = Empty, Q extends TObject = Empty, B extends TSchema = TSchema>(

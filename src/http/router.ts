@@ -9,12 +9,13 @@ import { AppError } from '../errors.js';
 import type { Admission } from '../gate/admission.js';
 import type { RequestGate } from '../gate/gate.js';
 import type { IdempotencyClaim, IdempotencyStore, StoredAnswer } from '../gate/idempotency.js';
-import { type JsonBody, digestOf, largeBodyBytes, readJsonBody, yieldToEventLoop } from './json-body.js';
-import { answerFromCache, refundOnFailure } from './metered-answer.js';
+import { yieldToEventLoop } from '../infra/event-loop.js';
+import { type JsonBody, digestOf, largeBodyBytes, readJsonBody } from './json-body.js';
+import { answerFromCache, refundOnFailure } from '../answer-cache/cache-step.js';
 import { readScope } from '../infra/read-scope.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ResponseCache } from '../answer-cache/response-cache.js';
 import type { AnyRoute } from './route.js';
-import { prepareValidators, responseProblems, validateLargePart, validatePart } from './validation.js';
+import { prepareValidators, responseProblems, validateLargePart, validatePart } from '../api/validation.js';
 
 export interface RouterDeps {
   gate: Pick<RequestGate, 'admit' | 'identify' | 'authenticate' | 'wrote'>;
@@ -169,7 +170,7 @@ async function claimIdempotencyKey(ctx: Context, store: IdempotencyStore, caller
 }
 
 /**
- * A cacheable GET through the answer step (src/http/metered-answer.ts): 304 when If-None-Match holds the ETag,
+ * A cacheable GET through the answer step (src/answer-cache/cache-step.ts): 304 when If-None-Match holds the ETag,
  * else the cached bytes, else the handler's answer, kept when it qualifies. An answer that is not kept stays as
  * the handler left it, without an ETag.
  */

@@ -1,7 +1,7 @@
 import { type TObject, Type } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
-import type { Pagination } from '../http/common-schemas.js';
-import { CursorParam, decodeCursor, encodeCursor } from '../http/cursor.js';
+import type { Pagination } from '../api/common-schemas.js';
+import { CursorParam, decodeCursor, encodeCursor } from '../api/cursor.js';
 import { budgetTooSmall, longestFit, shortenToFit } from '../nodes/token-fit.js';
 
 /**

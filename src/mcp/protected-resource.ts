@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import { AppError } from '../errors.js';
 import { unauthorized } from '../gate/admission.js';
-import { Id, Strict } from '../http/common-schemas.js';
+import { Id, Strict } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { bearer } from '../http/router.js';
 import { mcpEndpointPath, mcpEndpointPattern, mcpScope } from '../auth/mcp-resource.js';

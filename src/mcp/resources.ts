@@ -1,6 +1,6 @@
 import type { ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, notFound } from '../errors.js';
-import { slugPattern } from '../http/slug.js';
+import { slugPattern } from '../api/slug.js';
 import { cutMark, fitsIn } from '../nodes/token-fit.js';
 import { textWithin } from '../nodes/token-count.js';
 import type { PlaybookDetail } from '../playbooks/schemas.js';

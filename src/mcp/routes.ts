@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { mcpEndpointPattern } from '../auth/mcp-resource.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-import { WorkspacePath } from '../http/common-schemas.js';
+import { WorkspacePath } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { bearer } from '../http/router.js';
 import { mcpServerFor } from './server.js';

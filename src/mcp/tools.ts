@@ -6,11 +6,11 @@ import { AppError } from '../errors.js';
 import type { FeedbackService } from '../feedback/service.js';
 import { CreateBody as FeedbackInput, FeedbackSchema } from '../feedback/schemas.js';
 import type { RequestGate } from '../gate/gate.js';
-import { Strict } from '../http/common-schemas.js';
-import { meteredAnswer } from '../http/metered-answer.js';
-import type { ResponseCache } from '../http/response-cache.js';
+import { Strict } from '../api/common-schemas.js';
+import { meteredAnswer } from '../answer-cache/cache-step.js';
+import type { ResponseCache } from '../answer-cache/response-cache.js';
 import type { AnyRoute } from '../http/route.js';
-import { validatePart } from '../http/validation.js';
+import { validatePart } from '../api/validation.js';
 import { type ListNodesQuery, CreateBody as NodeCreateBody, ListQuery as NodeListQuery, NodeDetailSchema, NodePageSchema } from '../nodes/schemas.js';
 import type { NodeService } from '../nodes/service.js';
 import { ListQuery as PlaybookListQuery, PlaybookListSchema } from '../playbooks/schemas.js';
@@ -109,7 +109,7 @@ function restTwin(s: ToolServices, query: TObject): AnyRoute {
 }
 
 /**
- * A bundle or manifest, through the answer step its REST route takes (src/http/metered-answer.ts): counted
+ * A bundle or manifest, through the answer step its REST route takes (src/answer-cache/cache-step.ts): counted
  * against the quota (one round trip through the gate, the count taken back if the retrieval fails) and answered
  * from the same response cache under the same key (the route's operation and path, the validated arguments as its
  * query), so an MCP and a REST retrieval of the same request share an entry. The REST answer's budget is the

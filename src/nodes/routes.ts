@@ -1,4 +1,4 @@
-import { WorkspacePath } from '../http/common-schemas.js';
+import { WorkspacePath } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { NodeImportService } from './import.js';
 import type { NodeService } from './service.js';
@@ -35,7 +35,7 @@ export function nodeRoutes(s: { nodes: NodeService; nodeImport: NodeImportServic
       },
     }),
     defineRoute({
-      ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes/import', operationId: 'importContextNodes', summary: 'Create, update and archive many context nodes at once',
+      ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes/import', operationId: 'importContextNodes', idempotent: true, summary: 'Create, update and archive many context nodes at once',
       description:
         'A batch of nodes keyed by slug (at most 1,000 items and a 1 MiB body), each the whole state of its node, with its manual links by target slug. ' +
         'Each item is validated like a single write (a malformed item makes the whole request 400, nothing written) and compared with the stored node: ' +
@@ -79,7 +79,7 @@ export function nodeRoutes(s: { nodes: NodeService; nodeImport: NodeImportServic
       },
     }),
     defineRoute({
-      ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes/:nodeId/restore', operationId: 'restoreContextNode', summary: 'Restore an archived context node',
+      ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes/:nodeId/restore', operationId: 'restoreContextNode', idempotent: true, summary: 'Restore an archived context node',
       description: 'Makes the node live again (archivedAt null). Restoring a live node changes nothing.',
       access: editors, params: NodePath,
       responses: { 200: { description: 'The node, with its links', schema: NodeDetailSchema } },

@@ -13,7 +13,7 @@ import {
   Title,
   literals,
   named,
-} from '../http/common-schemas.js';
+} from '../api/common-schemas.js';
 import { maxWikilinkTargets } from './wikilinks.js';
 import { linkTypes } from './link-types.js';
 

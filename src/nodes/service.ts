@@ -1,9 +1,9 @@
 import { contentDigested, pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
-import { pageOf, rowsOf } from '../http/paging.js';
+import { pageOf, rowsOf } from '../api/paging.js';
 import { countTokens, tokenCountsOf } from './token-count.js';
-import { allocateSlug } from '../http/slug.js';
+import { allocateSlug } from '../api/slug.js';
 import { idOf, newId } from '../infra/ids.js';
 import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import mount from 'koa-mount';
 import { Type } from '@sinclair/typebox';
-import { Id, Strict } from '../http/common-schemas.js';
+import { Id, Strict } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { oauthMountPath } from '../auth/mcp-resource.js';
 import { redisUnavailable } from '../infra/redis.js';

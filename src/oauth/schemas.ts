@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Name, Nullable, RoleSchema, Strict, Timestamp, named } from '../http/common-schemas.js';
+import { Name, Nullable, RoleSchema, Strict, Timestamp, named } from '../api/common-schemas.js';
 
 /** Schemas of the consent and grant endpoints; the types below are derived from them. */
 

@@ -1,5 +1,5 @@
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import { WorkspacePath } from '../http/common-schemas.js';
+import { WorkspacePath } from '../api/common-schemas.js';
 import type { PlaybookService } from './service.js';
 import {
   CreateBody, CreateVersionBody, ListQuery, PlaybookDetailSchema, PlaybookListSchema, PlaybookPath, RollbackBody, UpdateBody, VersionPath, VersionSchema,
@@ -79,7 +79,7 @@ export function playbookRoutes(s: { playbooks: PlaybookService }): AnyRoute[] {
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId/restore', operationId: 'restorePlaybook', summary: 'Restore an archived playbook',
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/playbooks/:playbookId/restore', operationId: 'restorePlaybook', idempotent: true, summary: 'Restore an archived playbook',
       description: 'Clears archivedAt. Restoring a playbook that is not archived changes nothing.',
       access: owners, params: PlaybookPath,
       responses: { 200: { description: 'The restored playbook', schema: PlaybookDetailSchema } },

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
   Description, Id, Nullable, NullableTimestamp, Order, PageQuery, Pagination, Slug, Strict, Summary, Timestamp, Title, literals, named,
-} from '../http/common-schemas.js';
+} from '../api/common-schemas.js';
 import { LinkTypeSchema } from '../nodes/schemas.js';
 
 /** Request and response schemas of the playbook endpoints (docs/api.md, "Playbooks"). */

@@ -1,8 +1,8 @@
 import { pick, recordAudit, stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
-import { pageOf, rowsOf } from '../http/paging.js';
-import { allocateSlug } from '../http/slug.js';
+import { pageOf, rowsOf } from '../api/paging.js';
+import { allocateSlug } from '../api/slug.js';
 import { idOf, newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { WorkspacePath } from '../http/common-schemas.js';
+import { WorkspacePath } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { csvType, sendCsv, tabularFormat } from '../http/tabular.js';
 import { reportCatalog, summaryOf } from './catalog.js';

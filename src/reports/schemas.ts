@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, named } from '../http/common-schemas.js';
+import { Nullable, named } from '../api/common-schemas.js';
 
 /** Response schemas of the report endpoints; the types below are derived from them. */
 

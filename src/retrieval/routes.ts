@@ -1,4 +1,4 @@
-import { Id, Strict, WorkspacePath } from '../http/common-schemas.js';
+import { Id, Strict, WorkspacePath } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { RetrievalService } from './service.js';
 import { BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema } from './schemas.js';

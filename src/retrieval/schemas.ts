@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { AnnotationSchema } from '../annotations/schemas.js';
-import { Id, Nullable, Strict, Timestamp, literals, named } from '../http/common-schemas.js';
-import { CursorParam } from '../http/cursor.js';
+import { Id, Nullable, Strict, Timestamp, literals, named } from '../api/common-schemas.js';
+import { CursorParam } from '../api/cursor.js';
 import { linkTypes } from '../nodes/link-types.js';
 import { LinkTypeSchema, NodeStatusSchema } from '../nodes/schemas.js';
 import { Content, VersionStatus } from '../playbooks/schemas.js';

@@ -1,6 +1,6 @@
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../errors.js';
-import { decodeCursor, encodeCursor } from '../http/cursor.js';
+import { decodeCursor, encodeCursor } from '../api/cursor.js';
 import { answerWithin, budgetTooSmall, longestFit, shortenToFit } from '../nodes/token-fit.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { linkTypeParams, relationshipTypeOf } from '../nodes/link-types.js';

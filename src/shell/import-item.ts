@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { toString as textOf } from 'mdast-util-to-string';
 import { AppError } from '../errors.js';
-import { validatePart, valueAt } from '../http/validation.js';
+import { validatePart, valueAt } from '../api/validation.js';
 import { normaliseTags } from '../nodes/node-fields.js';
 import { ImportNodeSchema, type ImportNodeInput } from '../nodes/schemas.js';
 import { type ScannedFile, aliasesOf, frontMatterTags, inlineTags, scanMarkdownFile } from './markdown-file.js';

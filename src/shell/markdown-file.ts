@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { slugBase } from '../http/slug.js';
+import { slugBase } from '../api/slug.js';
 import { linkTypes } from '../nodes/link-types.js';
 import { proseOf } from '../nodes/wikilinks.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { maxBodyBytes } from '../http/json-body.js';
-import { firstFreeSlug, slugProblem } from '../http/slug.js';
+import { firstFreeSlug, slugProblem } from '../api/slug.js';
 import { type Nameable, namesOf } from '../nodes/names.js';
 import { nameKey, wikilinkTarget } from '../nodes/wikilinks.js';
 import { type FrontMatterLink, type ScannedFile, aliasesOf, scanMarkdownFile, slugOfPath } from './markdown-file.js';

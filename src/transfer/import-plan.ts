@@ -1,5 +1,5 @@
 import { AppError, type FieldError } from '../errors.js';
-import { yieldToEventLoop } from '../http/json-body.js';
+import { yieldToEventLoop } from '../infra/event-loop.js';
 import { isIdOf, newId } from '../infra/ids.js';
 import { relationshipTypeOf } from '../nodes/link-types.js';
 import { namesOf } from '../nodes/names.js';

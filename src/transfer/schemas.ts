@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Description, Id, Nullable, NullableTimestamp, Slug, Strict, Summary, Timestamp, Title, literals } from '../http/common-schemas.js';
+import { Description, Id, Nullable, NullableTimestamp, Slug, Strict, Summary, Timestamp, Title, literals } from '../api/common-schemas.js';
 import { ScopeTypeSchema, SourceSchema, TargetTypeSchema, annotationContentMax } from '../annotations/schemas.js';
 import { FeedbackStatusSchema, FeedbackTypeSchema } from '../feedback/schemas.js';
 import { CreateBody as NodeCreateBody, LinkTypeSchema, NodeStatusSchema, NodeTypeSchema } from '../nodes/schemas.js';

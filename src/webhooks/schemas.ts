@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Description, Id, Nullable, NullableTimestamp, Strict, Timestamp, literals, named } from '../http/common-schemas.js';
+import { Description, Id, Nullable, NullableTimestamp, Strict, Timestamp, literals, named } from '../api/common-schemas.js';
 
 /** The actions a subscription may ask for: the changes other systems react to (docs/api.md, "Webhooks"). */
 export const webhookEventTypes = [

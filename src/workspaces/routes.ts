@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, RoleSchema, Strict, WorkspacePath } from '../http/common-schemas.js';
+import { Id, RoleSchema, Strict, WorkspacePath } from '../api/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { WorkspaceService } from './service.js';
 import { MemberSchema, UsageSchema, WorkspaceSchema } from './schemas.js';

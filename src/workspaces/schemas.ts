@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, RoleSchema, Timestamp, literals, named } from '../http/common-schemas.js';
+import { Nullable, RoleSchema, Timestamp, literals, named } from '../api/common-schemas.js';
 
 /** Response schemas of the workspace endpoints; the types below are derived from them. */
 

@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AppError, type FieldError } from '../errors.js';
-import { yieldToEventLoop } from './json-body.js';
+import { yieldToEventLoop } from '../infra/event-loop.js';
 import { isSlug, notASlug } from './slug.js';
 
 type Where = 'body' | 'query' | 'path';

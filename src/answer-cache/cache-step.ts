@@ -8,7 +8,7 @@
 import isFresh from 'fresh';
 import type { Admission } from '../gate/admission.js';
 import type { ResponseCache } from './response-cache.js';
-import type { AnyRoute } from './route.js';
+import type { AnyRoute } from '../http/route.js';
 
 /** A request for a cacheable answer, however it arrived. */
 export interface AnswerRequest {

@@ -34,7 +34,7 @@ export class ResponseCache {
   }
 
   /**
-   * The entry of an answer and its ETag (see src/http/metered-answer.ts, the step that asks). `audience` is the
+   * The entry of an answer and its ETag (see src/answer-cache/cache-step.ts, the step that asks). `audience` is the
    * caller when the answer depends on who asks. A hit carries its ETag; a miss derives it from the key (hashed
    * only then).
    */

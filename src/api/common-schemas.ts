@@ -44,7 +44,7 @@ export const Slug = named('Slug', Type.String({
   minLength: 1,
   maxLength: maxSlugLength,
   // A format rather than a pattern: the rule needs Unicode classes and NFC, which pattern dialects outside
-  // JavaScript read differently or not at all (src/http/slug.ts holds it; validation.ts registers it).
+  // JavaScript read differently or not at all (src/api/slug.ts holds it; validation.ts registers it).
   format: 'slug',
   description: 'Lowercase letters and digits of any script (with their combining marks) in Unicode NFC, as words joined by single hyphens; percent-encoded in a URL',
 }));
