@@ -13,7 +13,8 @@ Results: bench/results/<stamp>.json and .md. How to read them: bench/RESULTS.md.
   --sizes LIST        workspace sizes in context nodes                 (1000,10000,100000)
   --clients LIST      concurrent clients                               (1,16,64)
   --scenarios LIST    a subset of the scenarios (all): ${SCENARIO_NAMES.slice(0, 4).join(', ')},
-                      ${SCENARIO_NAMES.slice(4).join(', ')}
+                      ${SCENARIO_NAMES.slice(4, 8).join(', ')},
+                      ${SCENARIO_NAMES.slice(8).join(', ')}
   --duration S        measured seconds per scenario and client count, split over the rounds  (10)
   --warmup S          warm-up seconds before the first round           (2)
   --quick             --duration 3 --warmup 1

@@ -93,10 +93,16 @@ async function defaultRun(o: Options, stack: Stack, checkout: Checkout): Promise
   for (const [size, ws] of workspaces) {
     const requests = await requestsOf(servers.get('api-cache-on')!.url, ws, keys.get(size)!);
     requestsBySize.set(size, requests);
-    const bytesFile = path.join(o.dataDir, `bundle-bytes-${size}.json`);
-    writeFileSync(bytesFile, JSON.stringify(requests.bundleBodies));
-    const bytes = o.scenarios.includes('bare-koa-bytes') ? await stack.startBaseline('bare-koa-bytes', bytesFile) : undefined;
-    if (bytes) servers.set('bare-koa-bytes', bytes);
+    const bytesFile = path.join(o.dataDir, `answers-${size}.json`);
+    writeFileSync(bytesFile, JSON.stringify(requests.answers));
+    // The baselines that send the API's own answers, started per size (their answers are that size's).
+    const perSize: Proc[] = [];
+    for (const b of ['bare-koa-bytes', 'bare-koa-redis'] as const) {
+      if (!o.scenarios.some((s) => def(s).server === b)) continue;
+      const proc = await stack.startBaseline(b, bytesFile, b === 'bare-koa-redis' ? stack.redisUrl : undefined);
+      servers.set(b, proc);
+      perSize.push(proc);
+    }
     const params = rankParams(ws);
     const result: SizeResult = { nodes: size, workspaceId: ws.workspaceId, bundleBytesMean: Math.round(requests.bundleBytes.reduce((a, b) => a + b, 0) / requests.bundleBytes.length), profile: await profile(driver, query, params), runs: [] };
     results.push(result);
@@ -108,7 +114,7 @@ async function defaultRun(o: Options, stack: Stack, checkout: Checkout): Promise
         console.log(runLine(result.runs[result.runs.length - 1]));
       }
     }
-    if (bytes) await stack.stop(bytes);
+    for (const proc of perSize) await stack.stop(proc);
   }
 
   // Cost against size: the per-size tables are minutes apart on a machine whose load changes, so the uncached

@@ -7,10 +7,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { createDriver, GraphExecutor } from '../src/infra/neo4j.js';
+import { loadConfig } from '../src/config.js';
 import { QueryCatalog } from '../src/infra/cypher-files.js';
 import { startNeo4j, startRedis, stopChild } from '../src/infra/local-deps.js';
-import { migrate } from '../src/infra/migrations.js';
+import type { GraphExecutor } from '../src/infra/neo4j.js';
+import { type Stores, openStores } from '../src/infra/stores.js';
 import { serverNodeFlags } from '../src/infra/node-flags.js';
 import { projectRoot } from '../src/infra/project-root.js';
 import type { Checkout } from './checkout.js';
@@ -38,6 +39,7 @@ export class Stack {
   private nextPort: number;
   neo4jUrl = '';
   redisUrl = '';
+  private stores?: Stores;
   /** The service's executor over its own catalog and the bench's statements (bench/cypher, named `bench/…`). */
   graph!: GraphExecutor;
 
@@ -70,9 +72,11 @@ export class Stack {
     rmSync(path.join(o.dataDir, 'redis'), { recursive: true, force: true });
     const redis = await startRedis({ dataDir: o.dataDir, port: await this.port() });
     this.redisUrl = this.add('redis', redis.pid, redis.url, redis.stop).url;
-    const driver = createDriver({ uri: this.neo4jUrl, username: 'neo4j', password: 'neo4j', database: DATABASE });
-    this.graph = new GraphExecutor(driver, DATABASE, new QueryCatalog(undefined, undefined, { dir: path.join(projectRoot, 'bench', 'cypher'), prefix: 'bench/' }));
-    await migrate(this.graph);
+    // The service's own way to its stores, named as an API process of the run names them.
+    const config = loadConfig({ NEO4J_URI: this.neo4jUrl, REDIS_URL: this.redisUrl, NEO4J_DATABASE: DATABASE });
+    this.stores = await openStores(config, { queries: new QueryCatalog(undefined, undefined, { dir: path.join(projectRoot, 'bench', 'cypher'), prefix: 'bench/' }) });
+    await this.stores.prepare();
+    this.graph = this.stores.graph;
     console.log(`neo4j ${this.neo4jUrl} (data in ${o.dataDir}, heap ${o.heap}, page cache ${o.pageCacheMb} MB), redis ${this.redisUrl}`);
   }
 
@@ -107,8 +111,8 @@ export class Stack {
   }
 
   /** A bare Koa baseline (bench/baselines.ts) with the API's V8 flags, so that it differs from the API only in its code. */
-  startBaseline(name: string, bytesFile?: string): Promise<Proc> {
-    const args = [...serverNodeFlags, '--import', 'tsx', path.join(projectRoot, 'bench', 'baselines.ts'), '{port}', ...(bytesFile ? [bytesFile] : [])];
+  startBaseline(name: string, bytesFile?: string, redisUrl?: string): Promise<Proc> {
+    const args = [...serverNodeFlags, '--import', 'tsx', path.join(projectRoot, 'bench', 'baselines.ts'), '{port}', ...(bytesFile ? [bytesFile] : []), ...(redisUrl ? [redisUrl] : [])];
     return this.startNode(name, args, process.env, '/ready');
   }
 
@@ -121,7 +125,7 @@ export class Stack {
   /** Servers first (they hold connections to the stores), then Redis and Neo4j. */
   async stopAll(): Promise<void> {
     this.meter.stop();
-    await this.graph?.driver.close().catch(() => undefined);
+    await this.stores?.close().catch(() => undefined);
     for (const p of this.procs.splice(0).reverse()) await p.stop().catch(() => undefined);
   }
 }

@@ -6,11 +6,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GraphExecutor } from '../src/infra/neo4j.js';
-import { MaxTokensInput } from '../src/mcp/budget.js';
+import { MaxTokensInput } from '../src/tokens/answer-budget.js';
 import { BundleQuery } from '../src/retrieval/schemas.js';
-import { adminCreateUserKey, adminUpdateWorkspace, createClient, getBundle } from '@playbooks/client/api';
-import { PlaybooksClient } from '@playbooks/client';
+import { adminCreateUserKey, adminUpdateWorkspace, createClient, getBundle, getPlaybook } from '@playbooks/client/api';
 import { type GeneratedWorkspace, generateWorkspace } from './generate.js';
+import type { RecordedAnswer } from './baselines.js';
 import type { HttpRequest } from './load.js';
 
 /** The bundle every scenario asks for: the API's defaults, spelled out so that an older checkout gets the same. */
@@ -53,8 +53,8 @@ export interface Requests {
   mcpBundle: HttpRequest[];
   playbook: HttpRequest[];
   root: HttpRequest[];
-  /** JSON {url: base64 body} of each bundle URL's answer, for the same-bytes baseline. */
-  bundleBodies: Record<string, string>;
+  /** Each bundle and playbook URL's answer (base64 bytes and ETag), for the same-bytes baseline and the floor. */
+  answers: Record<string, RecordedAnswer>;
   bundleBytes: number[];
 }
 
@@ -63,20 +63,21 @@ export async function requestsOf(baseUrl: string, ws: GeneratedWorkspace, key: s
   const w = `/api/v1/workspaces/${ws.workspaceId}`;
   const headers = { authorization: `Bearer ${key}` };
   const client = createClient({ baseUrl, auth: () => key });
-  const facade = new PlaybooksClient({ baseUrl, apiKey: key, workspaceId: ws.workspaceId, retry: false });
-  const r: Requests = { bundle: [], bundleIfNoneMatch: [], mcpBundle: [], playbook: [], root: [{ path: '/', headers }], bundleBodies: {}, bundleBytes: [] };
+  const r: Requests = { bundle: [], bundleIfNoneMatch: [], mcpBundle: [], playbook: [], root: [{ path: '/', headers }], answers: {}, bundleBytes: [] };
   for (const playbookId of ws.playbookIds) {
     const url = `${w}/context/bundle?playbookId=${playbookId}&maxNodes=${BUNDLE.maxNodes}&depth=${BUNDLE.depth}`;
     const { data, response } = await getBundle({ client, path: { workspaceId: ws.workspaceId }, query: { playbookId, ...BUNDLE }, parseAs: 'arrayBuffer', throwOnError: true });
     const body = Buffer.from(data as unknown as ArrayBuffer);
-    r.bundleBodies[url] = body.toString('base64');
+    const etag = response.headers.get('etag') ?? undefined;
+    r.answers[url] = { body: body.toString('base64'), etag };
     r.bundleBytes.push(body.length);
     r.bundle.push({ path: url, headers });
-    r.bundleIfNoneMatch.push({ path: url, headers: { ...headers, 'if-none-match': response.headers.get('etag') ?? '' } });
+    r.bundleIfNoneMatch.push({ path: url, headers: { ...headers, 'if-none-match': etag ?? '' } });
     const mcp = mcpBundleCall(w, key, playbookId);
     await expectToolResult(baseUrl, mcp);
     r.mcpBundle.push(mcp);
-    await facade.playbooks.get(playbookId);
+    const read = await getPlaybook({ client, path: { workspaceId: ws.workspaceId, playbookId }, parseAs: 'arrayBuffer', throwOnError: true });
+    r.answers[`${w}/playbooks/${playbookId}`] = { body: Buffer.from(read.data as unknown as ArrayBuffer).toString('base64'), etag: read.response.headers.get('etag') ?? undefined };
     r.playbook.push({ path: `${w}/playbooks/${playbookId}`, headers });
   }
   return r;

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { allRoutes } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { AppServices } from '../src/services.js';
+import { runRoute } from '../src/http/pipeline.js';
 
 /**
  * The OpenAPI document exactly as GET /api/v1/openapi.json serves it, built in-process: route specs only
@@ -13,7 +14,7 @@ export async function openApiDocument(): Promise<object> {
   const route = routes.find((r) => r.operationId === 'openApi');
   if (!route) throw new Error('no openApi route');
   const ctx = { body: undefined as unknown };
-  await route.handler({ ctx } as never);
+  await runRoute(route, { ctx } as never);
   return ctx.body as object;
 }
 

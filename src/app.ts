@@ -13,7 +13,7 @@ import { graphRoutes } from './graph/routes.js';
 import { errorHandler } from './http/error-handler.js';
 import { observe } from './http/observability.js';
 import { buildOpenApi } from './http/openapi.js';
-import type { AnyRoute } from './http/route.js';
+import type { AnyOperation } from './api/operation.js';
 import { buildRouter } from './http/router.js';
 import { mcpChallenge, protectedResourceRoutes } from './mcp/protected-resource.js';
 import { mcpHostGuard, mcpRoutes } from './mcp/routes.js';
@@ -29,9 +29,9 @@ import { webhookRoutes } from './webhooks/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every endpoint of the API, in the order the documentation lists them. */
-export function allRoutes(s: AppServices): AnyRoute[] {
+export function allRoutes(s: AppServices): AnyOperation[] {
   let document: object | undefined;
-  const api: AnyRoute[] = [
+  const operations: AnyOperation[] = [
     ...adminRoutes(s),
     ...workspaceRoutes(s),
     ...playbookRoutes(s),
@@ -46,7 +46,10 @@ export function allRoutes(s: AppServices): AnyRoute[] {
     ...analystRoutes(s),
     ...auditRoutes(s),
     ...webhookRoutes(s),
-    ...mcpRoutes(s),
+  ];
+  const api: AnyOperation[] = [
+    ...operations,
+    ...mcpRoutes(s, operations),
     ...protectedResourceRoutes(s),
     ...oauthRoutes(s),
     ...downloadRoutes(s),

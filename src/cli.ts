@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ImportWorkspaceData, type ListReportsResponse, PlaybooksError } from '@playbooks/client';
 import type { Plan } from './admin/schemas.js';
-import { AdminService } from './admin/service.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './errors.js';
-import { RequestGate } from './gate/gate.js';
-import { QueryCatalog } from './infra/cypher-files.js';
-import { systemClock } from './infra/ids.js';
 import { MissingToolError } from './infra/local-deps.js';
-import { migrate } from './infra/migrations.js';
-import { GraphExecutor, createDriver } from './infra/neo4j.js';
-import { createRedis, type RedisTarget } from './infra/redis.js';
-import { createLogger, ensureDependencies } from './runtime.js';
-import { type OutputFormat, parseParams, render, table } from './shell/answers.js';
+import { openStores, withEndpoints } from './infra/stores.js';
+import { createLogger } from './runtime.js';
+import { createServices } from './services.js';
+import { type OutputFormat, parseParams, render, table } from './shell/terminal-format.js';
 import { exportToFile, failureText, serviceClient } from './shell/connection.js';
 import { exportMarkdown } from './shell/export-markdown.js';
 import { importFolder } from './shell/import-folder.js';
@@ -69,23 +63,12 @@ async function main(): Promise<void> {
   });
   const config = loadConfig();
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
-  const endpointsFile = path.join(config.dataDir, 'endpoints.json');
-  if (!config.neo4j.uri && !config.redisUrl && !config.redisCluster && !config.redisSentinel && existsSync(endpointsFile)) {
-    const running = JSON.parse(readFileSync(endpointsFile, 'utf8')) as { neo4jUri: string; redis: RedisTarget };
-    config.neo4j.uri = running.neo4jUri;
-    if (typeof running.redis === 'string') config.redisUrl = running.redis;
-    else if ('cluster' in running.redis) config.redisCluster = { nodes: running.redis.cluster };
-    else config.redisSentinel = running.redis;
-  }
-  const deps = await ensureDependencies(config, logger);
-  const driver = createDriver({ ...config.neo4j, uri: deps.neo4jUri });
-  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog());
-  const redis = createRedis(deps.redis);
+  const stores = await openStores(config, { log: (message) => logger.info(message) });
   try {
-    await migrate(graph);
-    await redis.connect();
-    const gate = new RequestGate({ redis, graph, logger, clock: systemClock, plans: config.plans });
-    const admin = new AdminService({ graph, clock: systemClock, gate });
+    await stores.prepare();
+    // The server's own composition, so that a change made here is audited and signalled as one made through the admin
+    // API; its gate is never started: nothing is served.
+    const { admin } = createServices({ config: withEndpoints(config, stores.endpoints), logger, graph: stores.graph, redis: stores.redis });
     const need = (name: keyof typeof o) => {
       const value = o[name];
       if (!value) throw new AppError('invalid_request', `--${name} is required for ${command}`);
@@ -131,9 +114,7 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
-    await driver.close();
-    redis.disconnect();
-    await deps.stop();
+    await stores.close();
   }
 }
 

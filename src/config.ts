@@ -51,8 +51,11 @@ export interface Config {
   webhooks: { allowPrivateTargets: boolean; timeoutMs: number; retryBaseMs: number; maxAttempts: number; relayIntervalMs: number };
   /** Audit events older than this many days are deleted; absent: kept for good. */
   auditRetentionDays?: number;
-  /** The key webhook signing secrets are sealed with in Neo4j; absent: a key file in dataDir (src/infra/secret-box.ts). */
-  webhookSecretsKey?: string;
+  /**
+   * The key the secrets kept in Neo4j (webhook signing secrets, the authorization server's keys) are sealed with:
+   * SECRETS_KEY, or its older name WEBHOOK_SECRETS_KEY; absent: a key file in dataDir (src/infra/secret-box.ts).
+   */
+  secretsKey?: string;
   /**
    * The origin clients reach the service at (scheme, host, port; no path): the MCP authorization server's issuer is
    * this origin's `/oauth`. Default: http://localhost and the port.
@@ -106,6 +109,8 @@ const envSchema = {
     MCP_ALLOWED_ORIGINS: { type: 'string', pattern: '^[^\\s]+$' },
     MCP_DEFAULT_MAX_TOKENS: intString,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: { enum: ['on', 'off'] },
+    SECRETS_KEY: { type: 'string', minLength: 32 },
+    // SECRETS_KEY's older name, read when SECRETS_KEY is not set.
     WEBHOOK_SECRETS_KEY: { type: 'string', minLength: 32 },
     WEBHOOK_TIMEOUT_MS: intString,
     WEBHOOK_RETRY_BASE_MS: intString,
@@ -163,6 +168,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((relevant.REDIS_SENTINELS === undefined) !== (relevant.REDIS_SENTINEL_NAME === undefined)) {
     throw new ConfigError('Invalid configuration: REDIS_SENTINELS and REDIS_SENTINEL_NAME go together');
   }
+  if (relevant.SECRETS_KEY !== undefined && relevant.WEBHOOK_SECRETS_KEY !== undefined && relevant.SECRETS_KEY !== relevant.WEBHOOK_SECRETS_KEY) {
+    throw new ConfigError('Invalid configuration: SECRETS_KEY and WEBHOOK_SECRETS_KEY (its older name) differ; set SECRETS_KEY alone');
+  }
   const int = (name: string, fallback: number) =>
     relevant[name] === undefined ? fallback : Number.parseInt(relevant[name] as string, 10);
   const rate = relevant.RATE_LIMIT_PER_KEY_PER_MINUTE;
@@ -210,7 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: Math.max(1, int('WEBHOOK_MAX_ATTEMPTS', 14)),
       relayIntervalMs: Math.max(10, int('WEBHOOK_RELAY_INTERVAL_MS', 1_000)),
     },
-    webhookSecretsKey: relevant.WEBHOOK_SECRETS_KEY,
+    secretsKey: relevant.SECRETS_KEY ?? relevant.WEBHOOK_SECRETS_KEY,
     auditRetentionDays: relevant.AUDIT_RETENTION_DAYS === undefined ? undefined : Number.parseInt(relevant.AUDIT_RETENTION_DAYS as string, 10),
     publicUrl: relevant.PUBLIC_URL ?? `http://localhost:${port}`,
     consoleImageOrigins: originList(relevant.CONSOLE_IMAGE_ORIGINS),

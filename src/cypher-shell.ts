@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { PlaybooksClient, RunCypherResponse } from '@playbooks/client';
-import { type OutputFormat, describeError, parseParams, render } from './shell/answers.js';
+import type { PlaybooksClient } from '@playbooks/client';
+import { type OutputFormat, describeError, parseParams, render } from './shell/terminal-format.js';
 import { apiUrl, serviceClient } from './shell/connection.js';
-import { readSchema, renderSchema } from './shell/cypher-schema.js';
+import { renderSchema } from './shell/cypher-schema.js';
 import { type ScriptStatement, labelOf, statementsOf } from './shell/cypher-script.js';
 
 const usage = `Usage: playbooks-cypher [-e QUERY | -f FILE] [--param name=value ...] [--format table|csv|json] [--limit N] [--timeout MS]
@@ -31,15 +31,13 @@ interface Settings {
  * statement of several is labelled: a line before its answer, or in JSON a "statement" member first.
  */
 async function runOne(query: string, client: PlaybooksClient, s: Settings, statement?: ScriptStatement): Promise<{ out: string; note?: string }> {
-  const json = { query, params: s.params, ...(s.limit ? { limit: s.limit } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}) };
-  // A read sent as a POST: retried as it is, without an Idempotency-Key, which would have the service keep the rows.
-  const answer = await client.request('POST', '/api/v1/admin/cypher', { json, idempotent: true, headers: s.format === 'csv' ? { accept: 'text/csv' } : {} });
+  const body = { query, params: s.params, ...(s.limit ? { limit: s.limit } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}) };
   const label = (out: string) => (statement ? `${labelOf(statement)}\n${out}` : out);
   if (s.format === 'csv') {
-    const cut = answer.headers.get('x-truncated') === 'true';
-    return { out: label(render('csv', answer.data)), note: cut ? `(${rowsText(Number(answer.headers.get('x-row-count')))}, ${cutReason(answer.headers.get('x-truncated-by'), s.limit)})` : undefined };
+    const answer = await client.analyst.cypherCsv(body);
+    return { out: label(render('csv', answer.text)), note: answer.truncated ? `(${rowsText(answer.rowCount)}, ${cutReason(answer.truncatedBy, s.limit)})` : undefined };
   }
-  const a = answer.data as RunCypherResponse;
+  const a = await client.analyst.cypher(body);
   if (s.format === 'json') {
     return { out: render('json', statement ? { statement: { number: statement.number, line: statement.line, text: statement.text }, ...a } : a) };
   }
@@ -85,7 +83,7 @@ async function repl(client: PlaybooksClient, s: Settings): Promise<void> {
         else if (command === ':help') process.stdout.write(`${usage}\n`);
         else if (command === ':param') Object.assign(s.params, parseParams([arg]));
         else if (command === ':params') process.stdout.write(`${JSON.stringify(s.params)}\n`);
-        else if (command === ':schema') process.stdout.write(`${renderSchema(await readSchema(client), s.format)}\n`);
+        else if (command === ':schema') process.stdout.write(`${renderSchema(await client.analyst.schema(), s.format)}\n`);
         else if (command === ':format') s.format = formatOf(arg);
         else if (command === ':limit') s.limit = Number(arg) || undefined;
         else if (command === ':timeout') s.timeoutMs = Number(arg) || undefined;

@@ -1,19 +1,12 @@
 import { ConfigError, loadConfig } from './config.js';
 import { MissingToolError } from './infra/local-deps.js';
-import { createLogger, ensureDependencies, startService } from './runtime.js';
+import { createLogger, startService } from './runtime.js';
 
-/** `npm start`: configuration, dependencies, migrations, the API, and a clean stop on Ctrl-C. */
+/** `npm start`: configuration, the stores, migrations, the API, and a clean stop on Ctrl-C. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const deps = await ensureDependencies(config, logger);
-  let service;
-  try {
-    service = await startService(config, logger, deps);
-  } catch (err) {
-    await deps.stop();
-    throw err;
-  }
+  const service = await startService(config, logger);
   logger.info({ url: service.url, docs: `${service.url}/docs` }, 'listening');
   if (!config.adminToken) logger.warn('ADMIN_TOKEN is not set: the admin API is off; use `npm run cli` to make users and keys');
 
@@ -23,7 +16,6 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await service.stop();
-    await deps.stop();
     logger.info('stopped');
     process.exit(0);
   };

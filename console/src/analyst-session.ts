@@ -1,4 +1,5 @@
-import { PlaybooksClient, PlaybooksError } from '@sdk';
+import type { PlaybooksClient } from '@sdk';
+import { sdkClient } from './api.ts';
 import { storedSecret, useSecretSession } from './session.ts';
 
 /**
@@ -11,22 +12,6 @@ export const analystSession = storedSecret(
 
 export const useAnalystSession = () => useSecretSession(analystSession);
 
-let client: PlaybooksClient | null = null;
-// A client is made for one token: another sign-in (or a sign-out) makes the next one anew.
-analystSession.subscribe(() => (client = null));
-
-/** fetch that forgets the token when the service refuses it. */
-const analystFetch: typeof fetch = async (input, init) => {
-  const res = await globalThis.fetch(input, init);
-  if (res.status === 401) analystSession.refused();
-  return res;
-};
-
 /** The SDK client of the analyst routes (no workspace) for the signed-in token. */
-export function analystClient(): PlaybooksClient {
-  const token = analystSession.key;
-  if (!token) throw new PlaybooksError({ status: 401, code: 'unauthorized', detail: 'Not signed in', errors: [] });
-  // A query may run up to a minute (its timeoutMs); the answer still has to come back after that.
-  client ??= new PlaybooksClient({ baseUrl: location.origin, apiKey: token, fetch: analystFetch, retry: false, timeoutMs: 90_000 });
-  return client;
-}
+// A query may run up to a minute (its timeoutMs); the answer still has to come back after that.
+export const analystClient = (): PlaybooksClient => sdkClient(analystSession, { timeoutMs: 90_000 });

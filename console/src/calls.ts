@@ -1,6 +1,5 @@
-import type { ApproveConsentRequestData, ApproveConsentRequestResponse, GetConsentRequestResponse, GetGraphData, GetGraphResponse, ListAgentGrantsResponse } from '@sdk';
-import { PlaybooksClient, PlaybooksError } from '@sdk';
-import { clientFor, consoleFetch } from './api.ts';
+import type { ApproveConsentRequestData, GetGraphData, GetGraphResponse } from '@sdk';
+import { clientFor, sdkClient } from './api.ts';
 import { session } from './session.ts';
 
 /** The calls the pages make beyond one facade method each: the workspace list, rollback, rotation, the graph, consent and grants. */
@@ -9,9 +8,7 @@ export type GraphModel = GetGraphResponse;
 export type GraphQuery = NonNullable<GetGraphData['query']>;
 
 /** Every workspace the signed-in key reaches, with its role: a client of no workspace asks. */
-export async function listWorkspaces() {
-  return keyClient().workspaces.list();
-}
+export const listWorkspaces = () => sdkClient(session).workspaces.list();
 
 /** A new draft whose content is an older version's. */
 export const rollbackPlaybookVersion = (workspaceId: string, playbookId: string, versionId: string, versionNumber: number) =>
@@ -27,29 +24,16 @@ export const getGraph = (workspaceId: string, query: GraphQuery): Promise<GraphM
 /** The agent's active keys, oldest first; a key being replaced by a rotation carries the expiresAt its grace ends at. */
 export const listKeys = (workspaceId: string, agentId: string) => clientFor(workspaceId).keys.list(agentId);
 
-/** A client of no workspace for the signed-in key: the consent page's calls name no workspace in their path. */
-function keyClient(): PlaybooksClient {
-  const key = session.key;
-  if (!key) throw new PlaybooksError({ status: 401, code: 'unauthorized', detail: 'Not signed in', errors: [] });
-  return new PlaybooksClient({ baseUrl: location.origin, apiKey: key, fetch: consoleFetch, retry: false, timeoutMs: 20_000 });
-}
-
-const interaction = (uid: string, rest = '') => `/api/v1/oauth/interactions/${encodeURIComponent(uid)}${rest}`;
-
-/** What a hosted client asks, on the consent page. */
-export const getConsentRequest = async (uid: string) => (await keyClient().request<GetConsentRequestResponse>('GET', interaction(uid))).data;
+/** What a hosted client asks, on the consent page (whose calls name no workspace). */
+export const getConsentRequest = (uid: string) => sdkClient(session).consent.get(uid);
 
 /** Approve (as an agent, or a new one) or deny; the answer says where the browser goes next. */
-export const answerConsent = async (uid: string, decision: 'approve' | 'deny', choice?: ApproveConsentRequestData['body']) =>
-  (await keyClient().request<ApproveConsentRequestResponse>('POST', interaction(uid, `/${decision}`), decision === 'approve' ? { json: choice } : {})).data;
-
-const grantsPath = (workspaceId: string, agentId: string, rest = '') =>
-  `/api/v1/workspaces/${encodeURIComponent(workspaceId)}/agents/${encodeURIComponent(agentId)}/grants${rest}`;
+export const answerConsent = (uid: string, decision: 'approve' | 'deny', choice?: ApproveConsentRequestData['body']) =>
+  decision === 'approve' ? sdkClient(session).consent.approve(uid, choice) : sdkClient(session).consent.deny(uid);
 
 /** The hosted clients a person let act as the agent. */
-export const listGrants = async (workspaceId: string, agentId: string) =>
-  (await clientFor(workspaceId).request<ListAgentGrantsResponse>('GET', grantsPath(workspaceId, agentId))).data.items;
+export const listGrants = (workspaceId: string, agentId: string) => clientFor(workspaceId).grants.list(agentId);
 
-export const revokeGrant = async (workspaceId: string, agentId: string, grantId: string) => {
-  await clientFor(workspaceId).request('DELETE', grantsPath(workspaceId, agentId, `/${encodeURIComponent(grantId)}`));
+export const revokeGrant = async (workspaceId: string, agentId: string, grantId: string): Promise<void> => {
+  await clientFor(workspaceId).grants.revoke(agentId, grantId);
 };

@@ -36,12 +36,14 @@ export interface ResponseEvent {
   ms: number;
 }
 
-/** How a call may be treated: set per operation by the facade. */
+/** How a call may be treated: per operation from the OpenAPI document (generated/operations.gen.ts), or per route of `raw`. */
 export interface CallPolicy {
   /** Repeating it has the same effect as sending it once: a 503 or a network failure may be retried. */
   idempotent: boolean;
-  /** Bundle and manifest: kept with their ETag and revalidated with If-None-Match. */
+  /** Answered with an ETag (bundles, manifests, lists and single items): kept in the store and revalidated with If-None-Match. */
   conditional?: boolean;
+  /** Counted against the workspace's monthly retrievals, a 304 too (bundle, manifest); nothing the transport does differs. */
+  metered?: boolean;
   /**
    * False for a POST that only reads (a query sent as a body): it is retried as it is, without the Idempotency-Key
    * that would have the service keep its answer for a retry.

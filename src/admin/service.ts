@@ -2,7 +2,7 @@ import type { AuditStamp } from '../audit/recorder.js';
 import { generateKey } from '../auth/keys.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { newId } from '../infra/ids.js';
-import { isConstraintViolation } from '../infra/neo4j.js';
+import { isConstraintViolation } from '../infra/neo4j-errors.js';
 import type { ServiceDeps } from '../service-deps.js';
 import type { Workspace } from '../workspaces/schemas.js';
 import { AdminRepository } from './repository.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CreatedKeySchema } from '../admin/schemas.js';
 import { Description, Id, Label, Name, Nullable, RoleSchema, Strict, WorkspacePath } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import type { AgentService } from './service.js';
 import { AgentDetailSchema, AgentSchema, KeyListingSchema, RotateKeyBody, RotatedKeySchema } from './schemas.js';
 
@@ -14,89 +14,76 @@ const members = { kind: 'workspace', minRole: 'viewer', userKeyOnly: true } as c
 const owners = { kind: 'workspace', minRole: 'owner', userKeyOnly: true } as const;
 const sponsorOrOwner = 'Only the agent’s sponsor or a workspace owner (403 insufficient_role otherwise).';
 
-export function agentRoutes(s: { agents: AgentService }): AnyRoute[] {
+export function agentRoutes(services: { agents: AgentService }): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents', operationId: 'registerAgent', summary: 'Register an agent',
       description:
         'Any member may register an agent and becomes its sponsor. Its role is the lower of the requested one (viewer by default) and the creator’s own, capped silently: the response shows the role granted. The agent starts with no keys.',
       access: members, params: WorkspacePath,
       body: Strict({ name: Name, description: Type.Optional(Nullable(Description)), role: Type.Optional(RoleSchema) }, { required: ['name'] }),
       responses: { 201: { description: 'The agent', schema: AgentSchema } },
-      handler: async ({ ctx, caller, body }) => {
-        ctx.status = 201;
-        ctx.body = await s.agents.register(caller, body);
-      },
+      run: ({ caller, body }) => services.agents.register(caller, body),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/agents', operationId: 'listAgents', summary: 'Every agent of the workspace',
       description: 'Active and deactivated agents, oldest first.',
       access: members, params: WorkspacePath,
       responses: { 200: { description: 'The agents', schema: Type.Object({ agents: Type.Array(AgentSchema) }) } },
       handler: async ({ ctx, caller }) => {
-        ctx.body = { agents: await s.agents.list(caller) };
+        ctx.body = { agents: await services.agents.list(caller) };
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/agents/:agentId', operationId: 'getAgent', summary: 'One agent, with its number of active keys',
       access: members, params: AgentPath,
       responses: { 200: { description: 'The agent', schema: AgentDetailSchema } },
-      handler: async ({ ctx, caller, params }) => {
-        ctx.body = await s.agents.get(caller, params.agentId);
-      },
+      run: ({ caller, params }) => services.agents.get(caller, params.agentId),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'put', path: '/api/v1/workspaces/:workspaceId/agents/:agentId', operationId: 'updateAgent', summary: 'Change an agent’s name, description or sponsor',
       description: `Each field is optional; omitted fields keep their values. A sponsorUserId that is not a member of the workspace is 400. ${sponsorOrOwner}`,
       access: members, params: AgentPath,
       body: Strict({ name: Type.Optional(Name), description: Type.Optional(Nullable(Description)), sponsorUserId: Type.Optional(Id('A member of the workspace')) }),
       responses: { 200: { description: 'The agent', schema: AgentSchema } },
-      handler: async ({ ctx, caller, params, body }) => {
-        ctx.body = await s.agents.update(caller, params.agentId, body);
-      },
+      run: ({ caller, params, body }) => services.agents.update(caller, params.agentId, body),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'delete', path: '/api/v1/workspaces/:workspaceId/agents/:agentId', operationId: 'deactivateAgent', summary: 'Deactivate an agent',
       description: `Every key of the agent is revoked for good and stops working at once, on every API process; the record is kept. Deactivating again changes nothing. ${sponsorOrOwner}`,
       access: members, params: AgentPath,
       responses: { 204: { description: 'Deactivated' } },
-      handler: async ({ ctx, caller, params }) => {
-        await s.agents.deactivate(caller, params.agentId);
-        ctx.status = 204;
+      run: async ({ caller, params }) => {
+        await services.agents.deactivate(caller, params.agentId);
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/reactivate', operationId: 'reactivateAgent', idempotent: true, summary: 'Make a deactivated agent active again',
       description: 'Owner only. The agent comes back with no keys (its old keys stay revoked). Reactivating an active agent changes nothing. 409 when its sponsor has left the workspace: set another sponsor first.',
       access: owners, params: AgentPath,
       responses: { 200: { description: 'The agent', schema: AgentSchema } },
       errors: [409],
-      handler: async ({ ctx, caller, params }) => {
-        ctx.body = await s.agents.reactivate(caller, params.agentId);
-      },
+      run: ({ caller, params }) => services.agents.reactivate(caller, params.agentId),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/keys', operationId: 'createAgentKey', summary: 'Create a key for an agent',
       description: `The full key is in this response only; it is stored as a hash. An agent may hold several active keys. A deactivated agent gets none (409). ${sponsorOrOwner}`,
       access: members, params: AgentPath,
       body: Strict({ label: Type.Optional(Label) }),
       responses: { 201: { description: 'The key, in full only here', schema: CreatedKeySchema } },
       errors: [409],
-      handler: async ({ ctx, caller, params, body }) => {
-        ctx.status = 201;
-        ctx.body = await s.agents.createKey(caller, params.agentId, body.label);
-      },
+      run: ({ caller, params, body }) => services.agents.createKey(caller, params.agentId, body.label),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/keys', operationId: 'listAgentKeys', summary: 'The agent’s active keys, prefix only',
       description: `Revoked and expired keys are not listed; a rotated key is listed, with its expiresAt, until it expires. ${sponsorOrOwner}`,
       access: members, params: AgentPath,
       responses: { 200: { description: 'Active keys, oldest first', schema: Type.Object({ keys: Type.Array(KeyListingSchema) }) } },
       handler: async ({ ctx, caller, params }) => {
-        ctx.body = { keys: await s.agents.listKeys(caller, params.agentId) };
+        ctx.body = { keys: await services.agents.listKeys(caller, params.agentId) };
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/keys/:keyId/rotate', operationId: 'rotateAgentKey',
       summary: 'Rotate an agent key: a new key, the old one kept working for a grace period',
       description:
@@ -108,19 +95,15 @@ export function agentRoutes(s: { agents: AgentService }): AnyRoute[] {
       access: members, params: KeyPath, body: RotateKeyBody,
       responses: { 201: { description: 'The new key (in full only here) and when the old one stops working', schema: RotatedKeySchema } },
       errors: [409],
-      handler: async ({ ctx, caller, params, body }) => {
-        ctx.status = 201;
-        ctx.body = await s.agents.rotateKey(caller, params.agentId, params.keyId, body);
-      },
+      run: ({ caller, params, body }) => services.agents.rotateKey(caller, params.agentId, params.keyId, body),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'delete', path: '/api/v1/workspaces/:workspaceId/agents/:agentId/keys/:keyId', operationId: 'revokeAgentKey', summary: 'Revoke an agent key at once',
       description: `The key stops working on the very next request, on every API process (401). Revoking it again changes nothing. ${sponsorOrOwner}`,
       access: members, params: KeyPath,
       responses: { 204: { description: 'Revoked' } },
-      handler: async ({ ctx, caller, params }) => {
-        await s.agents.revokeKey(caller, params.agentId, params.keyId);
-        ctx.status = 204;
+      run: async ({ caller, params }) => {
+        await services.agents.revokeKey(caller, params.agentId, params.keyId);
       },
     }),
   ];

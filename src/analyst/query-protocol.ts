@@ -5,7 +5,7 @@
  * travels as its code and details and becomes an AppError again in the API.
  */
 import { AppError, type ErrorCode, type FieldError } from '../errors.js';
-import type { Neo4jSettings } from '../infra/neo4j.js';
+import type { Neo4jSettings } from '../infra/neo4j-driver.js';
 import type { PlanOperator } from './schemas.js';
 
 /** Why an answer holds fewer rows than its query had: the row limit, or a bound in bytes. */

@@ -12,7 +12,8 @@
  */
 import neo4j, { type Driver, type Record as Neo4jRecord, type Transaction } from 'neo4j-driver';
 import { AppError } from '../errors.js';
-import { createUntrustedDriver, translateUntrusted } from '../infra/neo4j.js';
+import { createUntrustedDriver } from '../infra/neo4j-driver.js';
+import { translateUntrusted } from '../infra/neo4j-errors.js';
 import { type PlanNode, refusal } from './plan-check.js';
 import { type ApiMessage, type QueryRequest, type TruncationReason, type WorkerMessage, errorData, queryProcessArg } from './query-protocol.js';
 import type { PlanOperator } from './schemas.js';

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-import type { GraphExecutor, Neo4jSettings } from '../infra/neo4j.js';
+import type { GraphExecutor } from '../infra/neo4j.js';
+import type { Neo4jSettings } from '../infra/neo4j-driver.js';
 import { type ApiMessage, type QueryRequest, type RunOptions, type TruncationReason, type WorkerMessage, errorFromData, queryProcessArg } from './query-protocol.js';
 import type { PlanOperator } from './schemas.js';
 

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { Id, Strict, literals } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import { csvType, ndjsonType, sendCsv, tabularFormat } from '../http/tabular.js';
 import { reportCatalog, summaryOf } from '../reports/catalog.js';
 import { type ReportParamValue, ReportResultSchema, ReportSummarySchema } from '../reports/schemas.js';
-import { answerCsv, answerJson, streamNdjson } from './answers.js';
+import { answerCsv, answerJson, streamNdjson } from './answer-formats.js';
 import type { RowSink } from './repository.js';
 import { GraphSchemaSchema, PlanOperatorSchema } from './schemas.js';
 import { type AnalystCaller, type AnalystService, cypherLimits } from './service.js';
@@ -65,11 +65,11 @@ const analystAccess = { kind: 'operator', analyst: true } as const;
  * answers as GET /api/v1/workspaces/{id}/reports/{name}, with the workspace as a query parameter. One route per
  * report, so its parameters are validated and documented like the workspace route's.
  */
-function analystReportRoutes(s: { analyst: AnalystService }): AnyRoute[] {
+function analystReportRoutes(services: { analyst: AnalystService }): AnyOperation[] {
   const reports = reportCatalog();
   const path = (name: string) => `/api/v1/admin/reports/${name}`;
   return [
-    defineRoute({
+    defineOperation({
       method: 'get', path: '/api/v1/admin/reports', operationId: 'analystListReports', tag: 'Analysts', access: analystAccess,
       summary: 'List the saved reports (analysts)',
       description: 'The saved reports an analyst may run in any workspace (ANALYST_TOKEN or ADMIN_TOKEN): the same list as a workspace\'s GET …/reports, each with its path here.',
@@ -79,7 +79,7 @@ function analystReportRoutes(s: { analyst: AnalystService }): AnyRoute[] {
       },
     }),
     ...reports.map((report) =>
-      defineRoute({
+      defineOperation({
         method: 'get', path: path(report.name), tag: 'Analysts', access: analystAccess,
         operationId: `analystRunReport${report.name.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase())}`,
         summary: `Report for analysts: ${report.title}`,
@@ -88,7 +88,7 @@ function analystReportRoutes(s: { analyst: AnalystService }): AnyRoute[] {
         responses: { 200: { description: 'The rows', schema: ReportResultSchema, otherTypes: { [csvType]: 'CSV with a header row' } } },
         handler: async ({ ctx, query, requestId }) => {
           const { workspaceId, ...given } = query as { workspaceId: string } & Partial<Record<string, ReportParamValue>>;
-          const result = await s.analyst.runReport(workspaceId, report.name, given, ctx.state.operator as AnalystCaller, requestId);
+          const result = await services.analyst.runReport(workspaceId, report.name, given, ctx.state.operator as AnalystCaller, requestId);
           if (tabularFormat(ctx, ['json', 'csv']) === 'csv') return sendCsv(ctx, result.columns, result.rows);
           ctx.body = result;
         },
@@ -98,19 +98,17 @@ function analystReportRoutes(s: { analyst: AnalystService }): AnyRoute[] {
 }
 
 /** The analysts' ad-hoc Cypher, the database's schema, and the saved reports of any workspace. */
-export function analystRoutes(s: { analyst: AnalystService }): AnyRoute[] {
+export function analystRoutes(services: { analyst: AnalystService }): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       method: 'get', path: '/api/v1/admin/schema', operationId: 'readGraphSchema', tag: 'Analysts', access: analystAccess,
       summary: "Read the graph's schema",
       description: `The database's labels, relationship types and property keys (each sorted), its indexes and constraints (by name), for the operator's analysts (ANALYST_TOKEN or ADMIN_TOKEN): what the Cypher shell's \`:schema\` and the console's Cypher page show. Names shared by every workspace and no workspace's data, so, like the list of reports, not recorded in the audit log.`,
       responses: { 200: { description: 'The schema', schema: GraphSchemaSchema } },
-      handler: async ({ ctx }) => {
-        ctx.body = await s.analyst.readSchema();
-      },
+      run: () => services.analyst.readSchema(),
     }),
-    defineRoute({
-      method: 'post', path: '/api/v1/admin/cypher', operationId: 'runCypher', tag: 'Analysts',
+    defineOperation({
+      method: 'post', path: '/api/v1/admin/cypher', operationId: 'runCypher', tag: 'Analysts', idempotent: true,
       access: analystAccess,
       summary: 'Run a read-only Cypher query',
       description,
@@ -126,12 +124,12 @@ export function analystRoutes(s: { analyst: AnalystService }): AnyRoute[] {
       errors: [422, 429],
       handler: async ({ ctx, body, requestId }) => {
         const caller = ctx.state.operator as AnalystCaller;
-        const run = (sink: RowSink) => s.analyst.run(body, caller, sink, requestId);
+        const run = (sink: RowSink) => services.analyst.run(body, caller, sink, requestId);
         const format = tabularFormat(ctx);
         if (format === 'ndjson') return streamNdjson(ctx, run);
         return format === 'csv' ? answerCsv(ctx, run) : answerJson(ctx, run);
       },
     }),
-    ...analystReportRoutes(s),
+    ...analystReportRoutes(services),
   ];
 }

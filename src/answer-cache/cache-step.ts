@@ -8,12 +8,12 @@
 import isFresh from 'fresh';
 import type { Admission } from '../gate/admission.js';
 import type { ResponseCache } from './response-cache.js';
-import type { AnyRoute } from '../http/route.js';
+import type { AnyOperation } from '../api/operation.js';
 
 /** A request for a cacheable answer, however it arrived. */
 export interface AnswerRequest {
   /** The REST route whose answer this is: its operationId and `cache` rule key the entry and decide what is kept. */
-  route: Pick<AnyRoute, 'operationId' | 'cache'>;
+  route: Pick<AnyOperation, 'operationId' | 'cache'>;
   /** The path as a REST request names it. */
   path: string;
   /** The validated query, defaults filled in. */

@@ -1,4 +1,4 @@
-import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { type Static, type TLiteral, type TObject, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { roles } from '../auth/caller.js';
 import { maxSlugLength } from './slug.js';
 
@@ -89,3 +89,8 @@ export const Problem = named('Problem', Type.Object(
   },
   { description: 'RFC 9457 problem details' },
 ));
+
+/** An object schema's properties without some of them: another input built from it keeps one description of each field. */
+export function propertiesWithout<T extends TObject>(schema: T, ...names: string[]): Record<string, TSchema> {
+  return Object.fromEntries(Object.entries(schema.properties).filter(([name]) => !names.includes(name)));
+}

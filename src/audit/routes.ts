@@ -1,5 +1,5 @@
 import { WorkspacePath } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import { AdminAuditQuery, AuditPageSchema, AuditQuery } from './schemas.js';
 import type { AuditService } from './service.js';
 
@@ -9,27 +9,23 @@ const filtersNote =
   'Events never hold key material or other secrets.';
 
 /** The audit log: a workspace's owners read theirs, the operator reads everything. */
-export function auditRoutes(s: { audit: AuditService }): AnyRoute[] {
+export function auditRoutes(services: { audit: AuditService }): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       tag: 'Audit', method: 'get', path: '/api/v1/workspaces/:workspaceId/audit-events', operationId: 'listAuditEvents',
       summary: 'The workspace’s audit log: who changed what, and when',
       description: `Every change made in the workspace, one event each, written in the change’s own transaction. ${filtersNote}`,
       access: { kind: 'workspace', minRole: 'owner' }, params: WorkspacePath, query: AuditQuery,
       responses: { 200: { description: 'One page of events', schema: AuditPageSchema } },
-      handler: async ({ ctx, caller, query }) => {
-        ctx.body = await s.audit.list(caller, query);
-      },
+      run: ({ caller, query }) => services.audit.list(caller, query),
     }),
-    defineRoute({
+    defineOperation({
       tag: 'Audit', method: 'get', path: '/api/v1/admin/audit-events', operationId: 'adminListAuditEvents',
       summary: 'The whole audit log (operator)',
       description: `Every workspace’s events, the operator’s changes to users and keys, and the analysts’ queries (caller, query hash, rows, time). workspaceId narrows to one workspace. ${filtersNote}`,
       access: { kind: 'operator' }, query: AdminAuditQuery,
       responses: { 200: { description: 'One page of events', schema: AuditPageSchema } },
-      handler: async ({ ctx, query }) => {
-        ctx.body = await s.audit.listAll(query);
-      },
+      run: ({ query }) => services.audit.listAll(query),
     }),
   ];
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import { consoleDir } from './routes.js';
 
 /**
@@ -10,10 +10,10 @@ import { consoleDir } from './routes.js';
  * console names this address too. The answer is the console's icon as SVG (the build copies it from
  * console/public): browsers take the type from the header, not the name.
  */
-export function faviconRoutes(file = path.join(consoleDir, 'favicon.svg')): AnyRoute[] {
+export function faviconRoutes(file = path.join(consoleDir, 'favicon.svg')): AnyOperation[] {
   let icon: Buffer | undefined;
   return [
-    defineRoute({
+    defineOperation({
       method: 'get', path: '/favicon.ico', operationId: 'favicon', summary: 'The service’s icon', tag: 'Console',
       access: { kind: 'public' }, query: Type.Object({}, { additionalProperties: true }),
       responses: { 200: { description: 'The icon (SVG)' } }, errors: [404],

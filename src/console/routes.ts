@@ -3,8 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Type } from '@sinclair/typebox';
+import type { Context } from 'koa';
 import { AppError } from '../errors.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import { projectRoot } from '../infra/project-root.js';
 
 /** Where `vite build` (console/vite.config.ts) writes the console. */
@@ -55,7 +56,7 @@ function readOnce(file: string): { plain: Buffer; gzipped: Buffer } | null {
   return entry ?? null;
 }
 
-function securityHeaders(ctx: Parameters<AnyRoute['handler']>[0]['ctx'], imageOrigins: readonly string[], styleNonce = randomBytes(16).toString('base64')): void {
+function securityHeaders(ctx: Context, imageOrigins: readonly string[], styleNonce = randomBytes(16).toString('base64')): void {
   ctx.set('Content-Security-Policy', consoleCsp(styleNonce, imageOrigins));
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
@@ -68,11 +69,11 @@ function securityHeaders(ctx: Parameters<AnyRoute['handler']>[0]['ctx'], imageOr
  * index.html. Public routes like /docs: the page asks for a key itself and sends it only to the API.
  * These routes are not part of the API, so they are left out of the OpenAPI document.
  */
-export function consoleRoutes({ dir = consoleDir, imageOrigins = [] }: { dir?: string; imageOrigins?: readonly string[] } = {}): AnyRoute[] {
+export function consoleRoutes({ dir = consoleDir, imageOrigins = [] }: { dir?: string; imageOrigins?: readonly string[] } = {}): AnyOperation[] {
   // The preview shows only the images the CSP lets through and puts a note in place of the others, so the browser
   // neither asks for them nor reports a violation (console/src/pages/NodePreview.tsx).
   const imageMeta = `\n    <meta name="console-image-origins" content="${imageOrigins.join(' ')}" />`;
-  const page: AnyRoute['handler'] = async ({ ctx }) => {
+  const page: AnyOperation['handler'] = async ({ ctx }) => {
     const html = readOnce(path.join(dir, 'index.html'));
     if (!html) throw new AppError('not_found', 'The console is not built: run npm run build');
     const nonce = randomBytes(16).toString('base64');
@@ -86,8 +87,8 @@ export function consoleRoutes({ dir = consoleDir, imageOrigins = [] }: { dir?: s
   const query = Type.Object({}, { additionalProperties: true });
   const base = { tag: 'Console', access: { kind: 'public' as const }, query, responses: { 200: { description: 'The console' } }, errors: [404] };
   return [
-    defineRoute({ ...base, method: 'get', path: '/console', operationId: 'console', summary: 'The web console', handler: page }),
-    defineRoute({
+    defineOperation({ ...base, method: 'get', path: '/console', operationId: 'console', summary: 'The web console', handler: page }),
+    defineOperation({
       ...base, method: 'get', path: '/console/{*rest}', operationId: 'consolePath', summary: 'The web console’s assets and client routes',
       handler: async (args) => {
         const { ctx } = args;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import { serviceVersion } from '../infra/project-root.js';
 import { type DownloadName, tarballOf } from './service.js';
 
@@ -25,9 +25,9 @@ const offered: Record<DownloadName, { operationId: string; summary: string; inst
  * The service's own packages, of its own version, for `npm install <url>` and `npx -y <url>`: no key needed,
  * like /docs. Never stored by a client's cache, so that after an upgrade the next install gets the new version.
  */
-export function downloadRoutes(s: { logger: Logger }): AnyRoute[] {
+export function downloadRoutes(services: { logger: Logger }): AnyOperation[] {
   return (Object.entries(offered) as [DownloadName, (typeof offered)[DownloadName]][]).map(([name, { operationId, summary, install }]) =>
-    defineRoute({
+    defineOperation({
       method: 'get', path: `/downloads/${name}`, operationId, tag: 'Downloads', access: { kind: 'public' },
       summary,
       description: `An npm package tarball whose version is the service's: \`${install}\`.`,
@@ -40,7 +40,7 @@ export function downloadRoutes(s: { logger: Logger }): AnyRoute[] {
       },
       errors: [404, 503],
       handler: async ({ ctx }) => {
-        const tarball = await tarballOf(name, s.logger);
+        const tarball = await tarballOf(name, services.logger);
         ctx.attachment(name.replace(/\.tgz$/, `-${serviceVersion}.tgz`));
         ctx.set('Cache-Control', 'no-store');
         ctx.type = 'application/gzip';

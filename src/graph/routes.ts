@@ -1,11 +1,11 @@
 import { WorkspacePath } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import type { GraphService } from './service.js';
 import { GraphQuery, GraphSchema } from './schemas.js';
 
-export function graphRoutes(s: { graphView: GraphService }): AnyRoute[] {
+export function graphRoutes(services: { graphView: GraphService }): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       tag: 'Graph', method: 'get', path: '/api/v1/workspaces/:workspaceId/graph', operationId: 'getGraph', summary: 'Playbooks, context nodes and their links, for a graph view',
       description:
         'The whole workspace, or with playbookId the playbook’s neighbourhood: what its links reach, followed either way (through other ' +
@@ -15,9 +15,7 @@ export function graphRoutes(s: { graphView: GraphService }): AnyRoute[] {
       access: { kind: 'workspace', minRole: 'viewer' }, params: WorkspacePath, query: GraphQuery,
       cache: {},
       responses: { 200: { description: 'Nodes, links and whether the nodes were cut at limit', schema: GraphSchema } },
-      handler: async ({ ctx, caller, query }) => {
-        ctx.body = await s.graphView.get(caller, query);
-      },
+      run: ({ caller, query }) => services.graphView.get(caller, query),
     }),
   ];
 }

@@ -1,32 +1,13 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { isRedisUnavailable, redisUnavailable } from '../infra/redis.js';
 import { AppError } from '../errors.js';
+import { problemFields, problemFor } from '../problems.js';
 
 export const problemContentType = 'application/problem+json';
 
-function toAppError(err: unknown): AppError | undefined {
-  if (err instanceof AppError) return err;
-  // Neo4j errors arrive translated already (GraphExecutor is the one place that maps them); an unreachable
-  // Redis met outside the gate is recognised here.
-  if (isRedisUnavailable(err)) return redisUnavailable(err);
-  return undefined;
-}
-
 /** The RFC 9457 document of a problem. */
-function problemDocument(problem: AppError, instance: string) {
-  return {
-    ...problem.extensions,
-    type: `https://playbooks.dev/problems/${problem.code.replace(/_/g, '-')}`,
-    title: problem.title,
-    status: problem.status,
-    detail: problem.message,
-    code: problem.code,
-    instance,
-    ...(problem.errors ? { errors: problem.errors } : {}),
-  };
-}
+const problemDocument = (problem: AppError, instance: string) => ({ ...problemFields(problem), instance });
 
 /**
  * Requests that Node's HTTP parser refuses before Koa sees them (a request line or headers over the size limit,
@@ -48,21 +29,15 @@ export function answerClientErrors(server: Server): void {
 }
 
 /**
- * The one place that renders errors: every failure leaves as RFC 9457 problem+json. Anything that is
- * not an AppError (or a known HTTP error) is a bug: logged with the request id, answered with a bare 500.
+ * The one place that renders a REST route's errors: every failure leaves as RFC 9457 problem+json, answered as
+ * src/problems.ts maps it (an unexpected one logged with the request id, answered with a bare 500).
  */
 export function errorHandler(logger: Logger) {
   return async function renderProblems(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
     } catch (err) {
-      let problem = toAppError(err);
-      if (!problem) {
-        logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, route: ctx.state.route }, 'unhandled error');
-        problem = new AppError('internal_error', 'An unexpected error occurred');
-      } else if (problem.status >= 500) {
-        logger.warn({ err, requestId: ctx.state.requestId }, problem.message);
-      }
+      const problem = problemFor(err, logger, { requestId: ctx.state.requestId, method: ctx.method, route: ctx.state.route });
       ctx.status = problem.status;
       for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
       ctx.type = problemContentType;

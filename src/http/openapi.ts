@@ -3,7 +3,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { errorCodes } from '../errors.js';
 import { maxIdempotencyKeyLength } from '../gate/idempotency.js';
 import { Problem, nameOf } from '../api/common-schemas.js';
-import { type AnyRoute, isIdempotent } from './route.js';
+import { type AnyOperation, isIdempotent } from '../api/operation.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -109,7 +109,7 @@ const conditionalHeaders = {
 };
 
 /** The OpenAPI 3.1 document, built from the same route specs (and JSON Schemas) the router validates with. */
-export function buildOpenApi(routes: AnyRoute[], info: { version: string; description: string }) {
+export function buildOpenApi(routes: AnyOperation[], info: { version: string; description: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
   const writer = new SchemaWriter();
   const problem = writer.write(Problem);

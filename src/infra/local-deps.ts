@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -159,22 +159,54 @@ export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
 
 /** redis-server on loopback, keeping its data under dataDir (a restart on the same dataDir and port finds it again). */
 export async function startRedis(options: { dataDir: string; port?: number }): Promise<LocalServer> {
+  return startRedisServer({ port: options.port ?? (await freePort()), dir: path.resolve(options.dataDir, 'redis') });
+}
+
+export interface RedisServerOptions {
+  port: number;
+  /** Its own folder: the append-only file, a cluster node's nodes.conf, a sentinel's configuration. */
+  dir: string;
+  /** Settings after the common ones, as redis-server takes them on its command line (`--cluster-enabled`, `yes`, …). */
+  args?: string[];
+  /** Lines of a sentinel's configuration (`sentinel monitor …`): the server is then a sentinel, not a store. */
+  sentinel?: string[];
+}
+
+export interface RedisServer extends LocalServer {
+  /** Ends it as a crash would: nothing is flushed. */
+  kill(): void;
+}
+
+/**
+ * One redis-server on loopback, for the service and for the tests' cluster and sentinel set-ups alike: append-only
+ * file flushed every second, no snapshots.
+ */
+export async function startRedisServer(options: RedisServerOptions): Promise<RedisServer> {
   requireTool('redis-server', ['--version'], 'redis-server is needed: install it (apt-get install -y redis-server) or set REDIS_URL.');
-  const port = options.port ?? (await freePort());
-  const dir = path.resolve(options.dataDir, 'redis');
+  const { port, dir } = options;
   mkdirSync(dir, { recursive: true });
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--daemonize', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await waitForLine(child, /Ready to accept connections/, 'redis-server', 30_000);
+  let args: string[];
+  if (options.sentinel) {
+    // A sentinel rewrites its configuration file, so each gets one of its own.
+    const conf = path.join(dir, 'sentinel.conf');
+    writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, ...options.sentinel].join('\n'));
+    args = [conf, '--sentinel'];
+  } else {
+    args = [
+      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--daemonize', 'no',
+      ...(options.args ?? []),
+    ];
+  }
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const what = options.sentinel ? `sentinel on ${port}` : `redis-server on ${port}`;
+  await waitForLine(child, options.sentinel ? /Sentinel ID is|monitor master/ : /Ready to accept connections/, what, 30_000);
   child.stdout?.resume();
   child.stderr?.resume();
   const url = `redis://127.0.0.1:${port}`;
   return {
     url,
     pid: child.pid!,
+    kill: () => void child.kill('SIGKILL'),
     stop: async () => {
       // A server that already ended has nothing to flush.
       if (child.exitCode !== null || child.signalCode !== null) return;

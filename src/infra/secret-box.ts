@@ -4,15 +4,16 @@ import path from 'node:path';
 
 /**
  * Secrets kept in Neo4j (webhook signing secrets, the authorization server's keys) are sealed (AES-256-GCM),
- * because the graph is readable by more than the API: the analysts' ad-hoc Cypher reads every node. The key is WEBHOOK_SECRETS_KEY (any high-entropy text,
- * the same for every API process), or else a random key kept in DATA_DIR/webhook-secrets.key (0600), made on
- * first use: enough for one machine's processes, which share that directory.
+ * because the graph is readable by more than the API: the analysts' ad-hoc Cypher reads every node. The key is
+ * SECRETS_KEY (or its older name WEBHOOK_SECRETS_KEY: any high-entropy text, the same for every API process), or
+ * else a random key kept in DATA_DIR/webhook-secrets.key (0600), made on first use: enough for one machine's
+ * processes, which share that directory. The file keeps its name so that an installation keeps its key.
  */
 export class SecretBox {
   private constructor(private readonly key: Buffer) {}
 
-  static fromConfig(config: { webhookSecretsKey?: string; dataDir: string }): SecretBox {
-    if (config.webhookSecretsKey) return new SecretBox(createHash('sha256').update(config.webhookSecretsKey).digest());
+  static fromConfig(config: { secretsKey?: string; dataDir: string }): SecretBox {
+    if (config.secretsKey) return new SecretBox(createHash('sha256').update(config.secretsKey).digest());
     const file = path.resolve(config.dataDir, 'webhook-secrets.key');
     if (!existsSync(file)) {
       mkdirSync(path.dirname(file), { recursive: true });

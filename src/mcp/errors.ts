@@ -1,11 +1,12 @@
 import { type CallToolResult, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { AppError } from '../errors.js';
+import type { AppError } from '../errors.js';
+import { problemFields, problemFor } from '../problems.js';
 
 /**
  * How a failure reaches an MCP client. A tool's failure is a result with isError (the model reads it and may
- * correct its call); a resource's or prompt's is a JSON-RPC error (they have no isError). Either way it carries
- * the REST problem's code, and a refused quota says when the quota resets.
+ * correct its call); a resource's or prompt's is a JSON-RPC error (they have no isError). Either way it is the
+ * problem a REST route answers for the same failure (src/problems.ts), and a refused quota says when it resets.
  */
 
 /** JSON-RPC error code of a missing resource, as the MCP specification names it. */
@@ -20,12 +21,15 @@ function quotaDetails(err: AppError): { resetAt: string; retryAfter: number } | 
   return { resetAt: new Date(Math.ceil(Date.now() / 1000 + retryAfter) * 1000).toISOString(), retryAfter };
 }
 
-const problemOf = (err: AppError) => ({ code: err.code, detail: err.message, ...(err.errors ? { errors: err.errors } : {}), ...quotaDetails(err) });
+/** The REST problem's members a client acts on (its code, detail and field errors), and when a refused quota resets. */
+function problemOf(err: AppError) {
+  const { code, detail, errors } = problemFields(err);
+  return { code, detail, ...(errors ? { errors } : {}), ...quotaDetails(err) };
+}
 
 /** A tool error: the REST problem (code, detail, field errors, when the quota resets), as text. */
 export function toolError(err: unknown, logger: Logger, tool: string): CallToolResult {
-  if (!(err instanceof AppError)) logger.error({ err, tool }, 'tool failed');
-  const problem = err instanceof AppError ? problemOf(err) : { code: 'internal_error', detail: 'Internal server error' };
+  const problem = problemOf(problemFor(err, logger, { tool }));
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }] };
 }
 
@@ -44,12 +48,9 @@ export class RpcError extends Error {
 }
 
 /** A JSON-RPC error for a resource's or a prompt's failure: one line, the REST problem in its data. */
-export function protocolError(err: unknown, logger: Logger): RpcError {
-  if (err instanceof RpcError) return err;
-  if (!(err instanceof AppError)) {
-    logger.error({ err }, 'MCP request failed');
-    return new RpcError(ErrorCode.InternalError, 'Internal server error');
-  }
+export function protocolError(failure: unknown, logger: Logger): RpcError {
+  if (failure instanceof RpcError) return failure;
+  const err = problemFor(failure, logger, {});
   const quota = quotaDetails(err);
   const code =
     err.code === 'not_found' ? resourceNotFound : quota ? quotaRefused : err.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidParams;

@@ -1,10 +1,10 @@
 import type { GetPromptResult, ListPromptsResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../errors.js';
-import { textWithin } from '../nodes/token-count.js';
-import { longestFit } from '../nodes/token-fit.js';
+import { textWithin } from '../tokens/token-count.js';
+import { longestFit } from '../tokens/token-fit.js';
 import type { Bundle } from '../retrieval/schemas.js';
 import { approvedVersion, instructionsOf } from './resources.js';
-import { type ToolCall, type ToolServices, promptBundle } from './tools.js';
+import { type ToolCall, type ToolOperation, type ToolServices, promptBundle } from './tools.js';
 
 /**
  * Prompts: each approved playbook by its slug, and run_playbook naming one. A prompt is the playbook's
@@ -39,7 +39,7 @@ function budgetArgument(value: string | undefined, fallback: number): number {
   return n;
 }
 
-export async function getPrompt(s: ToolServices, call: ToolCall, name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
+export async function getPrompt(s: ToolServices, call: ToolCall, bundleOperation: ToolOperation, name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
   const reference = name === runPlaybook ? args.playbook : name;
   if (!reference) throw new AppError('invalid_request', 'run_playbook needs the argument playbook: a playbook’s slug or id');
   const maxTokens = budgetArgument(args.maxTokens, call.defaultMaxTokens);
@@ -48,7 +48,7 @@ export async function getPrompt(s: ToolServices, call: ToolCall, name: string, a
   const head = textWithin(`# ${playbook.title}\n\n${instructionsOf(version.content)}`, Math.floor(maxTokens / 2));
   // The bundle's JSON is only the source of the markdown (which is fitted to the budget below): it may be larger,
   // so that a small budget still gets the context its markdown has room for.
-  const bundle = await promptBundle(s, call, playbook.id, Math.max(2 * maxTokens, 4_000));
+  const bundle = await promptBundle(s, call, bundleOperation, playbook.id, Math.max(2 * maxTokens, 4_000));
   const textOf = (n: number) => `${head}\n\n${contextMarkdown(bundle, n)}`;
   // The markdown of the bundle's nodes is shorter than their JSON, yet checked: the budget is the prompt's.
   const fitted = longestFit(bundle.nodes.length, maxTokens, textOf, (i) => nodeMarkdown(bundle.nodes[i], i));

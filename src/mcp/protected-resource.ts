@@ -3,8 +3,8 @@ import type { Context, Middleware } from 'koa';
 import { AppError } from '../errors.js';
 import { unauthorized } from '../gate/admission.js';
 import { Id, Strict } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
-import { bearer } from '../http/router.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
+import { bearer } from '../http/access.js';
 import { mcpEndpointPath, mcpEndpointPattern, mcpScope } from '../auth/mcp-resource.js';
 
 /**
@@ -74,9 +74,9 @@ const ProtectedResourceMetadata = Type.Object(
 );
 
 /** `s.oauth.issuer`: the authorization server clients are sent to (src/oauth/). */
-export function protectedResourceRoutes(s: { oauth: { readonly issuer: string } }): AnyRoute[] {
+export function protectedResourceRoutes(s: { oauth: { readonly issuer: string } }): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       method: 'get', path: `${metadataPrefix}/api/v1/workspaces/:workspaceId/mcp`, operationId: 'mcpProtectedResource', tag: 'MCP',
       summary: 'How to authenticate to the workspace’s MCP endpoint (RFC 9728 protected resource metadata)',
       description:

@@ -1,8 +1,8 @@
 import type { ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, notFound } from '../errors.js';
 import { slugPattern } from '../api/slug.js';
-import { cutMark, fitsIn } from '../nodes/token-fit.js';
-import { textWithin } from '../nodes/token-count.js';
+import { cutMark, fitsIn } from '../tokens/token-fit.js';
+import { textWithin } from '../tokens/token-count.js';
 import type { PlaybookDetail } from '../playbooks/schemas.js';
 import type { ToolCall, ToolServices } from './tools.js';
 

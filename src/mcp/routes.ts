@@ -5,9 +5,9 @@ import { mcpEndpointPattern } from '../auth/mcp-resource.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { WorkspacePath } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
-import { bearer } from '../http/router.js';
-import { mcpServerFor } from './server.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
+import { bearer } from '../http/access.js';
+import { mcpServerFor, mcpSurfaceOf } from './server.js';
 import type { ToolServices } from './tools.js';
 import { VerbatimTransport } from './verbatim.js';
 
@@ -68,9 +68,11 @@ function headersOf(ctx: Context): Headers {
   return headers;
 }
 
-export function mcpRoutes(s: ToolServices & { config: Config; logger: Logger }): AnyRoute[] {
+/** The MCP endpoint: `operations` are the API's, those with a tool face its tools. */
+export function mcpRoutes(services: ToolServices & { config: Config; logger: Logger }, operations: AnyOperation[]): AnyOperation[] {
+  const surface = mcpSurfaceOf(operations);
   return [
-    defineRoute({
+    defineOperation({
       method: 'post', path: '/api/v1/workspaces/:workspaceId/mcp', operationId: 'mcp', tag: 'MCP',
       summary: 'The workspace’s tools over the Model Context Protocol (Streamable HTTP, stateless, JSON responses)',
       description:
@@ -88,8 +90,8 @@ export function mcpRoutes(s: ToolServices & { config: Config; logger: Logger }):
       // 406 not_acceptable: the Accept header must list application/json and text/event-stream.
       errors: [403, 406],
       handler: async ({ ctx, caller, body }) => {
-        const call = { caller, token: bearer(ctx)!, defaultMaxTokens: s.config.mcp.defaultMaxTokens };
-        const server = mcpServerFor(s, call, s.logger);
+        const call = { caller, token: bearer(ctx)!, defaultMaxTokens: services.config.mcp.defaultMaxTokens };
+        const server = mcpServerFor(services, surface, call, services.logger);
         // Stateless: no session id, and every answer is one JSON body (no SSE stream).
         const transport = new VerbatimTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         await server.connect(transport);

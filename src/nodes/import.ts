@@ -8,9 +8,8 @@ import { type RelationshipType, relationshipTypeOf } from './link-types.js';
 import { type ImportStateRow, NodeRepository, toNode } from './repository.js';
 import type { ContextNode, ImportInput, ImportNodeInput, ImportResult } from './schemas.js';
 import { namesChange } from './names.js';
-import { normaliseNodeFields } from './node-fields.js';
-import { type NodeFields, withDefaults } from './service.js';
-import { countTokens, tokenCountsOf } from './token-count.js';
+import { type NodeFields, normaliseNodeFields, withDefaults } from './node-fields.js';
+import { countTokens, tokenCountsOf } from '../tokens/token-count.js';
 import { syncWikilinks } from './wikilink-sync.js';
 import { maxWikilinkTargets, nameKey, parseWikilinks } from './wikilinks.js';
 

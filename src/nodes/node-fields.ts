@@ -1,9 +1,10 @@
 import { invalidField } from '../errors.js';
+import type { ContextNode, CreateNodeInput } from './schemas.js';
 
 /**
  * The node fields that people write as they like and the service keeps in one form: aliases and tags are trimmed and
  * put in NFC, a tag loses its leading #, and duplicates (ignoring case) are dropped, order kept; a source path is put
- * in NFC and must be a relative path inside its folder.
+ * in NFC and must be a relative path inside its folder. A field a create leaves out takes its default.
  */
 
 function distinctIgnoringCase(values: readonly string[]): string[] {
@@ -46,4 +47,22 @@ export function normaliseNodeFields<T extends { aliases?: string[]; tags?: strin
     out.sourcePath = input.sourcePath.normalize('NFC');
   }
   return out;
+}
+
+/** The editable fields of a node as a create (or an import item) gives them, with the defaults for those left out. */
+export type NodeFields = Pick<ContextNode, 'title' | 'description' | 'content' | 'nodeType' | 'agentSummary' | 'importance' | 'readFirst' | 'edgeCaseOnly' | 'aliases' | 'tags' | 'sourcePath'>;
+export function withDefaults(input: CreateNodeInput): NodeFields {
+  return {
+    title: input.title,
+    description: input.description,
+    content: input.content ?? '',
+    nodeType: input.nodeType ?? 'reference',
+    agentSummary: input.agentSummary ?? null,
+    importance: input.importance ?? 50,
+    readFirst: input.readFirst ?? false,
+    edgeCaseOnly: input.edgeCaseOnly ?? false,
+    aliases: input.aliases ?? [],
+    tags: input.tags ?? [],
+    sourcePath: input.sourcePath ?? null,
+  };
 }

@@ -1,4 +1,4 @@
-import type { TokenCounts } from './token-count.js';
+import type { TokenCounts } from '../tokens/token-count.js';
 import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
 import { type LinkType, type RelationshipType, linkTypeParams, relationshipTypeOf } from './link-types.js';
 import type { NodeName } from './names.js';

@@ -211,3 +211,10 @@ export type ListNodesQuery = Static<typeof ListQuery>;
 export type ImportNodeInput = Static<typeof ImportNodeSchema>;
 export type ImportInput = Static<typeof ImportBody>;
 export type ImportResult = Static<typeof ImportResultSchema>;
+
+/** How a tool names a context node: as a [[wikilink]] may. */
+export const NodeRef = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: 'The context node’s id (cn_…), or a name as a [[wikilink]] in content gives it: its slug, file name, path, title or an alias',
+});

@@ -2,16 +2,18 @@ import { contentDigested, pick, recordAudit, stampOf } from '../audit/recorder.j
 import type { Caller } from '../auth/caller.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { pageOf, rowsOf } from '../api/paging.js';
-import { countTokens, tokenCountsOf } from './token-count.js';
+import { countTokens, tokenCountsOf } from '../tokens/token-count.js';
 import { allocateSlug } from '../api/slug.js';
 import { idOf, newId } from '../infra/ids.js';
-import { type GraphTx, isConstraintViolation } from '../infra/neo4j.js';
+import type { GraphTx } from '../infra/neo4j.js';
+import { isConstraintViolation } from '../infra/neo4j-errors.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type LinkType } from './link-types.js';
 import { namesChange } from './names.js';
-import { normaliseNodeFields, normaliseTags } from './node-fields.js';
+import { normaliseNodeFields, normaliseTags, withDefaults } from './node-fields.js';
 import { type ListFilter, NodeRepository } from './repository.js';
 import type { ContextNode, CreateNodeInput, Link, ListNodesQuery, NodeDetail, NodePage, NodeStatus, SourceType, UpdateNodeInput } from './schemas.js';
+import { luceneQuery } from './search-query.js';
 import { syncWikilinks } from './wikilink-sync.js';
 import { maxWikilinkTargets, nameKey, parseWikilinks, wikilinkTarget } from './wikilinks.js';
 
@@ -263,46 +265,10 @@ export class NodeService {
   }
 }
 
-/** The editable fields of a node as a create (or an import item) gives them, with the defaults for those left out. */
-export type NodeFields = Pick<ContextNode, 'title' | 'description' | 'content' | 'nodeType' | 'agentSummary' | 'importance' | 'readFirst' | 'edgeCaseOnly' | 'aliases' | 'tags' | 'sourcePath'>;
-export function withDefaults(input: CreateNodeInput): NodeFields {
-  return {
-    title: input.title,
-    description: input.description,
-    content: input.content ?? '',
-    nodeType: input.nodeType ?? 'reference',
-    agentSummary: input.agentSummary ?? null,
-    importance: input.importance ?? 50,
-    readFirst: input.readFirst ?? false,
-    edgeCaseOnly: input.edgeCaseOnly ?? false,
-    aliases: input.aliases ?? [],
-    tags: input.tags ?? [],
-    sourcePath: input.sourcePath ?? null,
-  };
-}
-
 function slugTaken(slug: string): AppError {
   return new AppError('slug_taken', `Another context node of this workspace already has the slug '${slug}'`, {
     errors: [{ path: '/slug', message: 'is already taken', in: 'body' }],
   });
-}
-
-/**
- * The Lucene query for a user's search words, so that any input is a valid query: each whitespace-separated
- * word must match (AND), as a phrase with `"` and `\` escaped (so operators, wildcards and other special
- * characters are plain text); a word of letters and digits also matches as a prefix (`launch` finds
- * `launches`). Words are lowercased first, so AND/OR/NOT are never operators. Undefined for a blank query.
- */
-export function luceneQuery(q: string): string | undefined {
-  const words = q.trim().split(/\s+/).filter(Boolean);
-  if (!words.length) return undefined;
-  return words
-    .map((word) => {
-      const lower = word.toLowerCase();
-      const phrase = `"${lower.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-      return /^[\p{L}\p{N}]+$/u.test(lower) ? `+(${phrase} OR ${lower}*)` : `+${phrase}`;
-    })
-    .join(' ');
 }
 
 /** Refuses, before anything is written, content that links to more distinct names than a node may. */

@@ -57,7 +57,7 @@ export class OAuthService {
     const sealed = { jwks: box.seal(made.jwks), cookieKeys: box.seal(made.cookieKeys) };
     let keys = opened(box, await this.repo.keys(sealed));
     if (!keys) {
-      // Sealed under another WEBHOOK_SECRETS_KEY: new keys cost only the consents under way (their cookies).
+      // Sealed under another SECRETS_KEY: new keys cost only the consents under way (their cookies).
       this.deps.logger.warn('the authorization server keys in Neo4j were sealed under another key: replacing them');
       keys = opened(box, await this.repo.keys(sealed, true))!;
     }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import type { RequestGate } from '../gate/gate.js';
 import type { Lifecycle } from '../infra/lifecycle.js';
 import type { Infra } from '../service-deps.js';
@@ -22,9 +22,9 @@ const docsPage = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
 
 /** Health, readiness, metrics and the API documentation: no API key needed. */
-export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics'> & { gate: Pick<RequestGate, 'owesSignals'>; lifecycle: Lifecycle }, openApi: () => object): AnyRoute[] {
+export function opsRoutes(services: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics'> & { gate: Pick<RequestGate, 'owesSignals'>; lifecycle: Lifecycle }, openApi: () => object): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       method: 'get', path: '/healthz', operationId: 'health', tag: 'Operations', access: { kind: 'public' },
       summary: 'The process is up',
       responses: { 200: { description: 'Up', schema: Type.Object({ status: Type.Literal('ok') }) } },
@@ -32,38 +32,38 @@ export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics
         ctx.body = { status: 'ok' };
       },
     }),
-    defineRoute({
+    defineOperation({
       method: 'get', path: '/readyz', operationId: 'ready', tag: 'Operations', access: { kind: 'public' },
       summary: 'Neo4j and Redis are reachable, Redis has every change’s signal, and the process is not shutting down',
       description: 'While a change committed during a Redis outage still owes Redis its signal (a new graph generation or auth epoch), the process is not ready; nor is it from the moment it is asked to stop (it drains: requests in flight finish).',
       responses: { 200: { description: 'Ready', schema: Type.Object({ status: Type.Literal('ready'), neo4j: Type.Literal('up'), redis: Type.Literal('up') }) } },
       errors: [503],
       handler: async ({ ctx }) => {
-        if (s.lifecycle.draining) throw new AppError('service_unavailable', 'This process is shutting down', { headers: { 'Retry-After': '1' } });
-        const [neo4j, redis] = await Promise.allSettled([s.graph.ping(), s.redis.ping()]);
+        if (services.lifecycle.draining) throw new AppError('service_unavailable', 'This process is shutting down', { headers: { 'Retry-After': '1' } });
+        const [neo4j, redis] = await Promise.allSettled([services.graph.ping(), services.redis.ping()]);
         if (neo4j.status === 'rejected' || redis.status === 'rejected') {
           const down = [neo4j.status === 'rejected' && 'Neo4j', redis.status === 'rejected' && 'Redis'].filter(Boolean).join(' and ');
           throw new AppError('service_unavailable', `${down} cannot be reached`, { headers: { 'Retry-After': '5' } });
         }
-        if (s.gate.owesSignals) {
+        if (services.gate.owesSignals) {
           throw new AppError('service_unavailable', 'Changes made while Redis was unreachable are not signalled yet', { headers: { 'Retry-After': '2' } });
         }
         ctx.body = { status: 'ready', neo4j: 'up', redis: 'up' };
       },
     }),
-    defineRoute({
+    defineOperation({
       method: 'get', path: '/metrics', operationId: 'metrics', tag: 'Operations', access: { kind: 'public' },
       summary: 'Prometheus metrics (bearer METRICS_TOKEN when configured)',
       responses: { 200: { description: 'Prometheus text format' } },
       errors: [401],
       handler: async ({ ctx }) => {
-        const token = s.config.metricsToken;
+        const token = services.config.metricsToken;
         if (token && ctx.get('authorization') !== `Bearer ${token}`) throw new AppError('unauthorized', 'The metrics token is required');
-        ctx.type = s.metrics.registry.contentType;
-        ctx.body = await s.metrics.registry.metrics();
+        ctx.type = services.metrics.registry.contentType;
+        ctx.body = await services.metrics.registry.metrics();
       },
     }),
-    defineRoute({
+    defineOperation({
       method: 'get', path: '/api/v1/openapi.json', operationId: 'openApi', tag: 'Operations', access: { kind: 'public' },
       summary: 'This OpenAPI 3.1 document',
       responses: { 200: { description: 'OpenAPI document' } },
@@ -71,7 +71,7 @@ export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics
         ctx.body = openApi();
       },
     }),
-    defineRoute({
+    defineOperation({
       method: 'get', path: '/docs', operationId: 'docs', tag: 'Operations', access: { kind: 'public' },
       summary: 'Browsable API documentation',
       responses: { 200: { description: 'HTML page' } },
@@ -80,7 +80,7 @@ export function opsRoutes(s: Pick<Infra, 'config' | 'graph' | 'redis' | 'metrics
         ctx.body = docsPage;
       },
     }),
-    defineRoute({
+    defineOperation({
       method: 'get', path: '/docs/assets/:asset', operationId: 'docsAsset', tag: 'Operations', access: { kind: 'public' },
       summary: 'Static files of the documentation page',
       params: Type.Object({ asset: Type.String() }),

@@ -129,3 +129,6 @@ export type ListPlaybooksQuery = Static<typeof ListQuery>;
 export type CreatePlaybookInput = Static<typeof CreateBody>;
 export type UpdatePlaybookInput = Static<typeof UpdateBody>;
 export type CreateVersionInput = Static<typeof CreateVersionBody>;
+
+/** How a tool names a playbook. */
+export const PlaybookRef = Type.String({ minLength: 1, maxLength: 200, description: 'The playbook’s id (pb_…) or its slug' });

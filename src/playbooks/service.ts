@@ -4,7 +4,7 @@ import { AppError, invalidField, notFound } from '../errors.js';
 import { pageOf, rowsOf } from '../api/paging.js';
 import { allocateSlug } from '../api/slug.js';
 import { idOf, newId } from '../infra/ids.js';
-import { isConstraintViolation } from '../infra/neo4j.js';
+import { isConstraintViolation } from '../infra/neo4j-errors.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type ListFilter, PlaybookRepository } from './repository.js';
 import type {

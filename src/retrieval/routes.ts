@@ -1,5 +1,11 @@
-import { Id, Strict, WorkspacePath } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { Type } from '@sinclair/typebox';
+import { Id, Strict, WorkspacePath, propertiesWithout } from '../api/common-schemas.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
+import { NodeRef } from '../nodes/schemas.js';
+import type { NodeService } from '../nodes/service.js';
+import { PlaybookRef } from '../playbooks/schemas.js';
+import type { PlaybookService } from '../playbooks/service.js';
+import { MaxTokensInput, answer, withShare } from '../tokens/answer-budget.js';
 import type { RetrievalService } from './service.js';
 import { BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema } from './schemas.js';
 
@@ -16,9 +22,16 @@ const meteredDescription =
   'Counts one retrieval against the monthly quota when it answers 200 or 304 (a failed request is not counted); past the limit 429 quota_exceeded with Retry-After. ' +
   'Carries a strong ETag derived from the workspace’s graph generation, the parameters and the annotations the caller may see: with a matching If-None-Match the answer is 304 with no body.';
 
-export function retrievalRoutes(s: { retrieval: RetrievalService }): AnyRoute[] {
+const maxTokens = Type.Optional(MaxTokensInput);
+// A tool names the playbook or node as an agent knows it (a slug, a title) and sets the budget of its whole result.
+const BundleToolInput = Strict({ playbook: PlaybookRef, ...propertiesWithout(BundleQuery, 'playbookId'), maxTokens }, { required: ['playbook'] });
+const ManifestToolInput = Strict({ playbook: PlaybookRef, ...propertiesWithout(ManifestQuery, 'playbookId'), maxTokens }, { required: ['playbook'] });
+const FollowToolInput = Strict({ node: NodeRef, ...FollowQuery.properties, maxTokens }, { required: ['node'] });
+const UpdatesToolInput = Strict({ ...UpdatesQuery.properties, maxTokens }, { required: ['since'] });
+
+export function retrievalRoutes(services: { retrieval: RetrievalService; playbooks: PlaybookService; nodes: NodeService }): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/bundle', operationId: 'getBundle',
       summary: 'A playbook with its ranked linked context, for an agent run', description: meteredDescription, metered: true,
       cache: { perCaller: (q) => q.includeAnnotations },
@@ -28,11 +41,25 @@ export function retrievalRoutes(s: { retrieval: RetrievalService }): AnyRoute[] 
         304: { description: 'Not modified: the If-None-Match ETag is current', headers: meteredHeaders },
       },
       errors: [429],
-      handler: async ({ ctx, caller, query }) => {
-        ctx.body = await s.retrieval.bundle(caller, query);
+      run: ({ caller, query }) => services.retrieval.bundle(caller, query),
+      tool: {
+        name: 'get_bundle',
+        title: 'Get a playbook bundle',
+        description:
+          'A playbook with its ranked linked context, for a run: nodes in reading order, each with the reason it is there. ' +
+          'The whole result fits in maxTokens (default: the server’s MCP budget): nodes are taken in rank order while they fit; ' +
+          'what was left out is counted in omittedCount (the first few in omitted), and cursor continues after the nodes returned. ' +
+          'Counts one retrieval against the workspace’s monthly quota.',
+        input: BundleToolInput,
+        output: BundleSchema,
+        run: async ({ playbook, maxTokens, ...rest }, call) => {
+          const playbookId = await services.playbooks.idOf(call.caller, playbook);
+          // The REST answer's budget is its JSON body's: one copy of the tool's answer gets its share.
+          return withShare(call.budget(maxTokens), (share) => call.operation({ query: { playbookId, ...rest, maxTokens: share } as BundleQuery }));
+        },
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/manifest', operationId: 'getManifest',
       summary: 'The same ranking as the bundle, with summaries and token estimates instead of content', description: meteredDescription, metered: true,
       cache: { perCaller: (q) => q.includeAnnotations },
@@ -42,21 +69,41 @@ export function retrievalRoutes(s: { retrieval: RetrievalService }): AnyRoute[] 
         304: { description: 'Not modified: the If-None-Match ETag is current', headers: meteredHeaders },
       },
       errors: [429],
-      handler: async ({ ctx, caller, query }) => {
-        ctx.body = await s.retrieval.manifest(caller, query);
+      run: ({ caller, query }) => services.retrieval.manifest(caller, query),
+      tool: {
+        name: 'get_manifest',
+        title: 'Get a playbook manifest',
+        description:
+          'The same ranking as get_bundle with summaries and token estimates instead of content: what to read, before reading it. ' +
+          'Fits in maxTokens like get_bundle. Counts one retrieval against the workspace’s monthly quota.',
+        input: ManifestToolInput,
+        output: ManifestSchema,
+        run: async ({ playbook, maxTokens, ...rest }, call) => {
+          const playbookId = await services.playbooks.idOf(call.caller, playbook);
+          return withShare(call.budget(maxTokens), (share) => call.operation({ query: { playbookId, ...rest, maxTokens: share } as ManifestQuery }));
+        },
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/nodes/:nodeId/follow', operationId: 'followLinks',
       summary: 'Ranked nodes linked from (or to) a node, with the path to each',
       description: 'Same ordering rules as the bundle. Does not count against the quota. 404 for an unknown or archived start node.',
       params: Strict({ workspaceId: Id(), nodeId: Id() }), query: FollowQuery,
       responses: { 200: { description: 'The start node and the ranked nodes', schema: FollowSchema } },
-      handler: async ({ ctx, caller, params, query }) => {
-        ctx.body = await s.retrieval.follow(caller, params.nodeId, query);
+      run: ({ caller, params, query }) => services.retrieval.follow(caller, params.nodeId, query),
+      tool: {
+        name: 'follow_links',
+        title: 'Follow links from a context node',
+        description: 'The live context nodes linked from (or to) a node, ranked like a bundle, with the path to each; fits in maxTokens like get_bundle.',
+        input: FollowToolInput,
+        output: FollowSchema,
+        run: async ({ node, maxTokens, ...query }, call) => {
+          const nodeId = await services.nodes.idOf(call.caller, node);
+          return answer(await withShare(call.budget(maxTokens), (share) => services.retrieval.follow(call.caller, nodeId, { ...query, maxTokens: share })));
+        },
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/updates', operationId: 'contextUpdates',
       summary: 'Context nodes changed after a moment, oldest first (archived ones with their status)',
       description:
@@ -65,8 +112,16 @@ export function retrievalRoutes(s: { retrieval: RetrievalService }): AnyRoute[] 
         'millisecond, that run comes whole. Does not count against the quota.',
       params: WorkspacePath, query: UpdatesQuery,
       responses: { 200: { description: 'Changed nodes', schema: UpdatesSchema } },
-      handler: async ({ ctx, caller, query }) => {
-        ctx.body = await s.retrieval.updates(caller, query.since, query.limit, query.cursor);
+      run: ({ caller, query }) => services.retrieval.updates(caller, query.since, query.limit, query.cursor),
+      tool: {
+        name: 'get_updates',
+        title: 'Context changed since',
+        description:
+          'Context nodes changed after a moment, oldest first, at most limit of them and as many as fit in maxTokens; ' +
+          'ask again with cursor = the returned cursor for the next ones (nodes that share a timestamp are never skipped).',
+        input: UpdatesToolInput,
+        output: UpdatesSchema,
+        run: async ({ maxTokens, ...query }, call) => answer(await withShare(call.budget(maxTokens), (share) => services.retrieval.changes(call.caller, query, share))),
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../api/cursor.js';
-import { answerWithin, budgetTooSmall, longestFit, shortenToFit } from '../nodes/token-fit.js';
+import { answerWithin, budgetTooSmall, longestFit, shortenToFit } from '../tokens/token-fit.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { linkTypeParams, relationshipTypeOf } from '../nodes/link-types.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
@@ -50,7 +50,7 @@ export class RetrievalService {
     const views = nodes.map((n) => nodeView(n, mode));
     const playbook = playbookOf(ranking);
     const budget = q.maxTokens;
-    const answerOf = (kept: number) => answerHolding(ranking, playbook, nodes, views, kept, mode, { links, from, compact: budget !== undefined });
+    const answerOf = (kept: number) => answerWithFirstNodes(ranking, playbook, nodes, views, kept, mode, { links, from, compact: budget !== undefined });
     if (budget === undefined) return answerOf(nodes.length);
     const annotationsOf = (i: number) => ranking.annotations.filter((a) => a.targetId === nodes[i].id);
     const fitted = longestFit(nodes.length, budget, answerOf, (i) => JSON.stringify([views[i], annotationsOf(i)]));
@@ -142,7 +142,7 @@ function playbookOf(ranking: Ranking) {
  * The bundle or manifest holding the first `kept` of `nodes`. A budgeted (compact) answer lists only the first
  * few of what it left out, with their count and a cursor to the next nodes, so that the list never outgrows it.
  */
-function answerHolding(
+function answerWithFirstNodes(
   ranking: Ranking, playbook: PlaybookAnswer, nodes: RankedNode[], views: object[], kept: number, mode: Mode | 'manifest',
   o: { links: LinkAmong[]; from: number; compact: boolean },
 ) {

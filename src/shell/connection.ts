@@ -34,9 +34,8 @@ export function failureText(err: PlaybooksError): string {
  * workspace's document may be larger than one string may be. The bytes written.
  */
 export async function exportToFile(client: PlaybooksClient, file: string): Promise<number> {
-  const answer = await client.raw('GET', `/api/v1/workspaces/${encodeURIComponent(client.workspaceId)}/export`, { stream: true });
-  if (!answer.ok || !answer.body) throw await PlaybooksError.fromResponse(answer);
+  const body = await client.workspace.exportStream();
   const out = createWriteStream(file);
-  await pipeline(Readable.fromWeb(answer.body as ReadableStream), out);
+  await pipeline(Readable.fromWeb(body as ReadableStream), out);
   return out.bytesWritten;
 }

@@ -1,14 +1,10 @@
 /**
  * The shell's `:schema`: the graph's labels, relationship types, property keys, indexes and constraints, as the
- * service's GET /api/v1/admin/schema answers them (the console's Cypher page reads the same route). The shell is
- * served by the service it talks to (/downloads), so the route is there whenever the shell is.
+ * service's readGraphSchema answers them (`client.analyst.schema()`, which the console's Cypher page reads too).
+ * The shell is served by the service it talks to (/downloads), so the operation is there whenever the shell is.
  */
-import type { GraphSchema, PlaybooksClient, SchemaConstraint, SchemaIndex } from '@playbooks/client';
-import { type OutputFormat, table } from './answers.js';
-
-export async function readSchema(client: PlaybooksClient): Promise<GraphSchema> {
-  return (await client.request<GraphSchema>('GET', '/api/v1/admin/schema')).data;
-}
+import type { GraphSchema, SchemaConstraint, SchemaIndex } from '@playbooks/client';
+import { type OutputFormat, table } from './terminal-format.js';
 
 const indexColumns: (keyof SchemaIndex)[] = ['name', 'type', 'entityType', 'labelsOrTypes', 'properties', 'state'];
 const constraintColumns: (keyof SchemaConstraint)[] = ['name', 'type', 'entityType', 'labelsOrTypes', 'properties'];

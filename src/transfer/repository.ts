@@ -3,7 +3,7 @@ import type { GraphExecutor, GraphTx, Row } from '../infra/neo4j.js';
 import { type RelationshipType, linkTypeParams } from '../nodes/link-types.js';
 import { namesOf } from '../nodes/names.js';
 import { NodeRepository } from '../nodes/repository.js';
-import type { TokenCounts } from '../nodes/token-count.js';
+import type { TokenCounts } from '../tokens/token-count.js';
 import type { ContextNode } from '../nodes/schemas.js';
 import type { Wikilink } from '../nodes/wikilinks.js';
 

@@ -1,5 +1,5 @@
 import { WorkspacePath } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import { ExportDocument, ImportSummarySchema, maxImportBytes, maxImportItems } from './schemas.js';
 import type { TransferService } from './service.js';
@@ -7,9 +7,9 @@ import type { TransferService } from './service.js';
 const base = { tag: 'Export and import' } as const;
 const owners = { kind: 'workspace', minRole: 'owner' } as const;
 
-export function transferRoutes(s: { transfer: TransferService; workspaces: WorkspaceService }): AnyRoute[] {
+export function transferRoutes(services: { transfer: TransferService; workspaces: WorkspaceService }): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/export', operationId: 'exportWorkspace', summary: 'The whole workspace as one document',
       description:
         'Format playbooks-workspace-export, version 1: every playbook with every version, every context node (archived ones too), every link with its origin, ' +
@@ -19,13 +19,13 @@ export function transferRoutes(s: { transfer: TransferService; workspaces: Works
       access: owners, params: WorkspacePath,
       responses: { 200: { description: 'The export', schema: ExportDocument, headers: { 'Content-Disposition': 'attachment; filename="<workspaceId>.playbooks-export.json"' } } },
       handler: async ({ ctx, caller }) => {
-        const workspace = await s.workspaces.get(caller);
+        const workspace = await services.workspaces.get(caller);
         ctx.set('Content-Disposition', `attachment; filename="${caller.workspaceId}.playbooks-export.json"`);
-        ctx.body = await s.transfer.exportWorkspace(caller, workspace.name);
+        ctx.body = await services.transfer.exportWorkspace(caller, workspace.name);
         ctx.type = 'application/json';
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/import', operationId: 'importWorkspace', summary: 'Rebuild an export in this empty workspace',
       description:
         `The body is a document from GET …/export (at most ${maxImportBytes / (1024 * 1024)} MiB and ${maxImportItems.toLocaleString('en')} items: playbooks, versions, nodes, links, annotations and feedback together; 413 otherwise). ` +
@@ -38,10 +38,7 @@ export function transferRoutes(s: { transfer: TransferService; workspaces: Works
       access: owners, params: WorkspacePath, body: ExportDocument, maxBodyBytes: maxImportBytes,
       responses: { 201: { description: 'What was created', schema: ImportSummarySchema } },
       errors: [409, 413],
-      handler: async ({ ctx, caller, body }) => {
-        ctx.status = 201;
-        ctx.body = await s.transfer.importWorkspace(caller, body);
-      },
+      run: ({ caller, body }) => services.transfer.importWorkspace(caller, body),
     }),
   ];
 }

@@ -2,11 +2,14 @@ import { Readable } from 'node:stream';
 import { stampOf } from '../audit/recorder.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, notFound } from '../errors.js';
+import { EventLoopSlicer } from '../infra/event-loop.js';
 import { newId } from '../infra/ids.js';
 import type { Row } from '../infra/neo4j.js';
 import { toNode } from '../nodes/repository.js';
 import type { ServiceDeps } from '../service-deps.js';
-import { type ImportBatch, ImportIds, Pace, type Stage, checkConsistent, checkSize, importBatches, maxBatchUnits, stages, undoBatches } from './import-plan.js';
+import { checkConsistent, checkSize } from './import-check.js';
+import { ImportIds } from './import-ids.js';
+import { type ImportBatch, type Stage, importBatches, maxBatchUnits, stages, undoBatches } from './import-plan.js';
 import { type ExportParts, TransferRepository } from './repository.js';
 import { type ExportDoc, type ImportSummary, exportFormat, exportVersion } from './schemas.js';
 
@@ -116,9 +119,9 @@ export class TransferService {
   async importWorkspace(caller: Caller, doc: ExportDoc): Promise<ImportSummary> {
     const ws = caller.workspaceId;
     checkSize(doc);
-    const pace = new Pace();
-    await checkConsistent(doc, pace);
-    const ids = await ImportIds.decide(doc, (batch) => this.repo.takenIds(batch), pace);
+    const slicer = new EventLoopSlicer();
+    await checkConsistent(doc, slicer);
+    const ids = await ImportIds.decide(doc, (batch) => this.repo.takenIds(batch), slicer);
     const importId = newId('imp');
     const claimedAt = this.deps.clock();
     const staleBefore = new Date(claimedAt.getTime() - staleImportMs).toISOString();
@@ -134,13 +137,13 @@ export class TransferService {
     const written = Object.fromEntries(stages.map((stage) => [stage, 0])) as Record<Stage, number>;
     const wikilinks = new Map<string, number>();
     try {
-      await this.writeBatches(ws, importId, importBatches(doc, ids, claimedAt.toISOString(), pace, wikilinks), written, pace);
+      await this.writeBatches(ws, importId, importBatches(doc, ids, claimedAt.toISOString(), slicer, wikilinks), written, slicer);
       const { annotations: _a, feedback: _f, ...counts } = summary;
       const now = this.now();
       const finished = await this.repo.finish(ws, importId, now, stampOf(caller, now), { action: 'workspace.imported', workspaceId: ws, targetIds: [ws], before: null, after: counts });
       if (!finished) throw importLost();
     } catch (err) {
-      await this.undo(ws, importId, doc, ids, written, wikilinks, pace);
+      await this.undo(ws, importId, doc, ids, written, wikilinks, slicer);
       throw err;
     } finally {
       await this.deps.gate.graphChanged(ws);
@@ -153,7 +156,7 @@ export class TransferService {
   }
 
   /** Each batch in a transaction of its own, the next one prepared while Neo4j writes the one before. */
-  private async writeBatches(ws: string, importId: string, batches: AsyncIterable<ImportBatch>, written: Record<Stage, number>, pace: Pace): Promise<void> {
+  private async writeBatches(ws: string, importId: string, batches: AsyncIterable<ImportBatch>, written: Record<Stage, number>, slicer: EventLoopSlicer): Promise<void> {
     const iterator = batches[Symbol.asyncIterator]();
     let next = iterator.next();
     for (;;) {
@@ -164,7 +167,7 @@ export class TransferService {
       next.catch(() => undefined);
       written[batch.stage] += batch.count;
       if (!(await this.repo.batch(ws, importId, this.now(), (w) => batch.write(w)))) throw importLost();
-      await pace.step();
+      await slicer.yieldIfDue();
     }
   }
 
@@ -173,11 +176,11 @@ export class TransferService {
    * mark. When that fails too (the database gone), the mark stays until it is stale and the workspace keeps
    * part of the import: logged, and the import's own error is still what is answered.
    */
-  private async undo(ws: string, importId: string, doc: ExportDoc, ids: ImportIds, written: Record<Stage, number>, wikilinks: Map<string, number>, pace: Pace): Promise<void> {
+  private async undo(ws: string, importId: string, doc: ExportDoc, ids: ImportIds, written: Record<Stage, number>, wikilinks: Map<string, number>, slicer: EventLoopSlicer): Promise<void> {
     try {
-      for await (const batch of undoBatches(doc, ids, written, wikilinks, pace)) await this.repo.deleteImported(ws, batch.label, batch.ids);
+      for await (const batch of undoBatches(doc, ids, written, wikilinks, slicer)) await this.repo.deleteImported(ws, batch.label, batch.ids);
       // Nodes leave their names behind, and wikilinks the names they wait on.
-      if (written.nodes > 0 || written.wikilinks > 0) while ((await this.repo.deleteUnusedNames(ws, maxBatchUnits)) > 0) await pace.step();
+      if (written.nodes > 0 || written.wikilinks > 0) while ((await this.repo.deleteUnusedNames(ws, maxBatchUnits)) > 0) await slicer.yieldIfDue();
       await this.repo.release(ws, importId, this.now());
     } catch (err) {
       this.deps.logger.error({ err, workspaceId: ws, importId }, 'a failed workspace import could not be undone; the workspace keeps part of it');

@@ -1,5 +1,5 @@
 import { WorkspacePath } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import {
   CreateSubscriptionBody, CreatedSubscriptionSchema, DeliveryListSchema, DeliveryPath, DeliveryQuery, DeliverySchema, SubscriptionListSchema,
   SubscriptionPath, SubscriptionSchema, UpdateSubscriptionBody,
@@ -14,9 +14,9 @@ const deliveryNote =
   'day; a subscription whose deliveries fail for that long is disabled, with disabledReason saying why.';
 
 /** Owners' webhook subscriptions and their delivery logs. */
-export function webhookRoutes(s: { webhooks: WebhookService }): AnyRoute[] {
+export function webhookRoutes(services: { webhooks: WebhookService }): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/webhooks', operationId: 'createWebhook', summary: 'Subscribe a URL to events',
       description:
         `The response holds the signing secret, shown this once. ${deliveryNote} A URL that is or resolves to a special-purpose ` +
@@ -24,65 +24,54 @@ export function webhookRoutes(s: { webhooks: WebhookService }): AnyRoute[] {
         'operator allows such targets (WEBHOOK_ALLOW_PRIVATE_TARGETS); the same check runs before every delivery attempt.',
       params: WorkspacePath, body: CreateSubscriptionBody,
       responses: { 201: { description: 'The subscription, with its secret', schema: CreatedSubscriptionSchema } },
-      handler: async ({ ctx, caller, body }) => {
-        ctx.status = 201;
-        ctx.body = await s.webhooks.create(caller, body);
-      },
+      run: ({ caller, body }) => services.webhooks.create(caller, body),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/webhooks', operationId: 'listWebhooks', summary: 'The workspace’s webhook subscriptions',
       params: WorkspacePath,
       responses: { 200: { description: 'Subscriptions, oldest first (never their secrets)', schema: SubscriptionListSchema } },
       handler: async ({ ctx, caller }) => {
-        ctx.body = { subscriptions: await s.webhooks.list(caller) };
+        ctx.body = { subscriptions: await services.webhooks.list(caller) };
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/webhooks/:subscriptionId', operationId: 'getWebhook', summary: 'One webhook subscription',
       params: SubscriptionPath,
       responses: { 200: { description: 'The subscription', schema: SubscriptionSchema } },
-      handler: async ({ ctx, caller, params }) => {
-        ctx.body = await s.webhooks.get(caller, params.subscriptionId);
-      },
+      run: ({ caller, params }) => services.webhooks.get(caller, params.subscriptionId),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'patch', path: '/api/v1/workspaces/:workspaceId/webhooks/:subscriptionId', operationId: 'updateWebhook', summary: 'Change, disable or re-enable a subscription',
       description: 'status active re-enables a disabled subscription (its reason is cleared); deliveries given up meanwhile can be redelivered.',
       params: SubscriptionPath, body: UpdateSubscriptionBody,
       responses: { 200: { description: 'The subscription', schema: SubscriptionSchema } },
-      handler: async ({ ctx, caller, params, body }) => {
-        ctx.body = await s.webhooks.update(caller, params.subscriptionId, body);
-      },
+      run: ({ caller, params, body }) => services.webhooks.update(caller, params.subscriptionId, body),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'delete', path: '/api/v1/workspaces/:workspaceId/webhooks/:subscriptionId', operationId: 'deleteWebhook', summary: 'Delete a subscription',
       description: 'Nothing more is sent; deliveries still waiting are cancelled.',
       params: SubscriptionPath,
       responses: { 204: { description: 'Deleted' } },
-      handler: async ({ ctx, caller, params }) => {
-        await s.webhooks.delete(caller, params.subscriptionId);
-        ctx.status = 204;
+      run: async ({ caller, params }) => {
+        await services.webhooks.delete(caller, params.subscriptionId);
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/webhooks/:subscriptionId/deliveries', operationId: 'listWebhookDeliveries',
       summary: 'A subscription’s delivery log', description: 'Newest first: each delivery’s status, attempts, last response code and error, and times.',
       params: SubscriptionPath, query: DeliveryQuery,
       responses: { 200: { description: 'Deliveries', schema: DeliveryListSchema } },
       handler: async ({ ctx, caller, params, query }) => {
-        ctx.body = { deliveries: await s.webhooks.deliveries(caller, params.subscriptionId, query) };
+        ctx.body = { deliveries: await services.webhooks.deliveries(caller, params.subscriptionId, query) };
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/webhooks/:subscriptionId/deliveries/:deliveryId/redeliver', operationId: 'redeliverWebhook',
       summary: 'Send a delivery again', description: 'Queued after what is already waiting for the subscription, with the same webhook-id. 409 when the subscription is disabled.',
       params: DeliveryPath,
       responses: { 202: { description: 'Queued', schema: DeliverySchema } },
       errors: [409],
-      handler: async ({ ctx, caller, params }) => {
-        ctx.status = 202;
-        ctx.body = await s.webhooks.redeliver(caller, params.subscriptionId, params.deliveryId);
-      },
+      run: ({ caller, params }) => services.webhooks.redeliver(caller, params.subscriptionId, params.deliveryId),
     }),
   ];
 }

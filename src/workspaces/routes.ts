@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Id, RoleSchema, Strict, WorkspacePath } from '../api/common-schemas.js';
-import { type AnyRoute, defineRoute } from '../http/route.js';
+import { type AnyOperation, defineOperation } from '../api/operation.js';
 import type { WorkspaceService } from './service.js';
 import { MemberSchema, UsageSchema, WorkspaceSchema } from './schemas.js';
 
@@ -10,9 +10,9 @@ const base = { tag: 'Workspaces' } as const;
 const members = { kind: 'workspace', minRole: 'viewer', userKeyOnly: true } as const;
 const owners = { kind: 'workspace', minRole: 'owner', userKeyOnly: true } as const;
 
-export function workspaceRoutes(s: { workspaces: WorkspaceService }): AnyRoute[] {
+export function workspaceRoutes(services: { workspaces: WorkspaceService }): AnyOperation[] {
   return [
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces', operationId: 'listWorkspaces', summary: 'The workspaces the caller’s key reaches',
       description:
         'Any valid key. A user key: every workspace the user is a member of, with the user’s role there, oldest membership first. ' +
@@ -20,64 +20,54 @@ export function workspaceRoutes(s: { workspaces: WorkspaceService }): AnyRoute[]
       access: { kind: 'principal' },
       responses: { 200: { description: 'The workspaces', schema: Type.Object({ workspaces: Type.Array(WorkspaceSchema) }) } },
       handler: async ({ ctx, principal }) => {
-        ctx.body = { workspaces: await s.workspaces.mine(principal) };
+        ctx.body = { workspaces: await services.workspaces.mine(principal) };
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId', operationId: 'getWorkspace', summary: 'The workspace, with the caller’s role',
       access: { kind: 'workspace', minRole: 'viewer' }, params: WorkspacePath,
       responses: { 200: { description: 'The workspace', schema: WorkspaceSchema } },
-      handler: async ({ ctx, caller }) => {
-        ctx.body = await s.workspaces.get(caller);
-      },
+      run: ({ caller }) => services.workspaces.get(caller),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/usage', operationId: 'getUsage', summary: 'Retrievals used this month (UTC) against the limit',
       access: { kind: 'workspace', minRole: 'viewer' }, params: WorkspacePath,
       responses: { 200: { description: 'Usage of the current month', schema: UsageSchema } },
-      handler: async ({ ctx, caller }) => {
-        ctx.body = await s.workspaces.usage(caller);
-      },
+      run: ({ caller }) => services.workspaces.usage(caller),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/members', operationId: 'listMembers', summary: 'Members of the workspace',
       access: members, params: WorkspacePath,
       responses: { 200: { description: 'Members, oldest first', schema: Type.Object({ members: Type.Array(MemberSchema) }) } },
       handler: async ({ ctx, caller }) => {
-        ctx.body = { members: await s.workspaces.members(caller) };
+        ctx.body = { members: await services.workspaces.members(caller) };
       },
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/members', operationId: 'addMember', summary: 'Add a user to the workspace',
       access: owners, params: WorkspacePath,
       body: Strict({ userId: Id(), role: RoleSchema }, { required: ['userId', 'role'] }),
       responses: { 201: { description: 'The new member', schema: MemberSchema } },
       errors: [409],
-      handler: async ({ ctx, caller, body }) => {
-        ctx.status = 201;
-        ctx.body = await s.workspaces.addMember(caller, body.userId, body.role);
-      },
+      run: ({ caller, body }) => services.workspaces.addMember(caller, body.userId, body.role),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'patch', path: '/api/v1/workspaces/:workspaceId/members/:userId', operationId: 'changeMemberRole', summary: 'Change a member’s role',
       description: 'The last owner cannot be demoted (409 last_owner).',
       access: owners, params: MemberPath,
       body: Strict({ role: RoleSchema }, { required: ['role'] }),
       responses: { 200: { description: 'The member', schema: MemberSchema } },
       errors: [409],
-      handler: async ({ ctx, caller, params, body }) => {
-        ctx.body = await s.workspaces.changeRole(caller, params.userId, body.role);
-      },
+      run: ({ caller, params, body }) => services.workspaces.changeRole(caller, params.userId, body.role),
     }),
-    defineRoute({
+    defineOperation({
       ...base, method: 'delete', path: '/api/v1/workspaces/:workspaceId/members/:userId', operationId: 'removeMember', summary: 'Remove a member (an owner, or the member themself)',
       description: 'Every agent the member sponsors in this workspace is deactivated in the same transaction. The last owner cannot be removed (409).',
       access: members, params: MemberPath,
       responses: { 204: { description: 'Removed' } },
       errors: [409],
-      handler: async ({ ctx, caller, params }) => {
-        await s.workspaces.removeMember(caller, params.userId);
-        ctx.status = 204;
+      run: async ({ caller, params }) => {
+        await services.workspaces.removeMember(caller, params.userId);
       },
     }),
   ];

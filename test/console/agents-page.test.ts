@@ -1,16 +1,14 @@
 import type { Locator, Page } from '@playwright/test';
 import { expect } from 'chai';
 import path from 'node:path';
-import { type TestWorkspace, createWorkspace, request, unique } from '../support/api.js';
+import { type TestWorkspace, createWorkspace, request, statusWith, unique } from '../support/api.js';
 import { createAgent } from '../support/agents.js';
 import { createNode } from '../support/nodes.js';
 import { createPlaybook, getPlaybook } from '../support/playbooks.js';
 import { getBundle } from '../support/retrieval.js';
-import { consoleInChromium, consoleUrl, screenshotDir, signIn, until } from './browser.js';
+import { until } from '../support/waits.js';
+import { consoleInChromium, consoleUrl, screenshotDir, signIn } from './browser.js';
 import { overflowsSideways, seriousA11yViolations, viewports } from './page-checks.js';
-
-/** GET of the workspace with a key, from Node: the status says whether the service takes the key. */
-const statusWith = async (workspace: TestWorkspace, key: string) => (await request('GET', workspace.path(), { token: key })).status;
 
 async function keysOf(workspace: TestWorkspace, agentId: string): Promise<{ id: string; label: string | null; expiresAt: string | null }[]> {
   const res = await request('GET', workspace.path(`/agents/${agentId}/keys`), { token: workspace.owner.key });

@@ -89,20 +89,6 @@ export function consoleInChromium(options: { refusedStatuses?: number[] } = {}):
   };
 }
 
-/**
- * Polls `probe` until `ok` holds of its value, and returns that value: for what the page shows after a request
- * whose answer the test cannot await (a list keeps its previous rows while the next page loads).
- */
-export async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Signs in through the sign-in form. */
 export async function signIn(page: Page, key: string, at = ''): Promise<void> {
   await page.goto(consoleUrl(at));
@@ -124,9 +110,9 @@ export async function graphReady(page: Page, timeout = 30_000): Promise<{ nodes:
 
 declare global {
   interface Window {
-    /** The console's graph model (console/src/pages/Graph.tsx). */
+    /** The console's graph model (console/src/graph/). */
     __consoleGraph?: import('graphology').default;
-    /** The graph view's probe (console/src/pages/Graph.tsx). */
+    /** The graph view's probe (console/src/graph/). */
     __consoleGraphView?: {
       node(id: string): { x: number; y: number; radius: number } | null;
       labels(): { id: string; left: number; top: number; width: number; height: number }[];

@@ -1,15 +1,13 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect } from 'chai';
-import { type TestWorkspace, createUser, createWorkspace, request, unique } from '../support/api.js';
+import { type TestWorkspace, createUser, createWorkspace, request, statusWith, unique } from '../support/api.js';
 import { adminToken, env } from '../support/harness.js';
 import { createNode, linkPlaybook } from '../support/nodes.js';
 import { createPlaybook, createVersion, getPlaybook } from '../support/playbooks.js';
-import { consoleInChromium, type ConsolePage, consoleUrl, graphReady, screenshotDir, signIn, until } from './browser.js';
+import { until } from '../support/waits.js';
+import { consoleInChromium, type ConsolePage, consoleUrl, graphReady, screenshotDir, signIn } from './browser.js';
 import { seriousA11yViolations, viewports } from './page-checks.js';
-
-/** GET of the workspace with a key, from Node: the status says whether the service takes the key. */
-const statusWith = async (workspace: TestWorkspace, key: string) => (await request('GET', workspace.path(), { token: key })).status;
 
 describe('the web console in Chromium', function () {
   this.timeout(90_000);

@@ -2,7 +2,8 @@ import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { createNode, getNode } from '../support/nodes.js';
-import { consoleInChromium, type ConsolePage, signIn, until } from './browser.js';
+import { until } from '../support/waits.js';
+import { consoleInChromium, type ConsolePage, signIn } from './browser.js';
 
 /** The middle of the left edge of the first occurrence of `word` in the editor, in viewport pixels. */
 const startOf = (page: Page, word: string) => page.evaluate((w) => {

@@ -6,7 +6,8 @@ import { consoleCsp } from '../../src/console/routes.js';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { env } from '../support/harness.js';
 import { createNode, getNode } from '../support/nodes.js';
-import { consoleInChromium, type ConsolePage, consoleUrl, screenshotDir, signIn, until } from './browser.js';
+import { until } from '../support/waits.js';
+import { consoleInChromium, type ConsolePage, consoleUrl, screenshotDir, signIn } from './browser.js';
 import { overflowsSideways, seriousA11yViolations } from './page-checks.js';
 
 const phone = { width: 390, height: 844 };

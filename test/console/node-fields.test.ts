@@ -2,7 +2,8 @@ import type { Page } from '@playwright/test';
 import { expect } from 'chai';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { createNode, getNode, listNodes } from '../support/nodes.js';
-import { consoleInChromium, consoleUrl, signIn, until } from './browser.js';
+import { until } from '../support/waits.js';
+import { consoleInChromium, consoleUrl, signIn } from './browser.js';
 import { seriousA11yViolations } from './page-checks.js';
 
 /** The ids of the node list's rows, in order. */

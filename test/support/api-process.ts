@@ -34,7 +34,7 @@ export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise
       ADMIN_TOKEN: adminToken,
       PUBLIC_URL: env.config.publicUrl,
       // The key the authorization server's keys are sealed with in Neo4j, as every process of a deployment shares it.
-      WEBHOOK_SECRETS_KEY: env.config.webhookSecretsKey,
+      SECRETS_KEY: env.config.secretsKey,
       LOG_LEVEL: 'warn',
       ...extraEnv,
     },

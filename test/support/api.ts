@@ -103,6 +103,9 @@ export async function addMember(workspace: TestWorkspace, role: 'viewer' | 'edit
   return user;
 }
 
+/** The status of a GET of the workspace with `key`: whether the service takes the key (200) or refuses it (401). */
+export const statusWith = async (workspace: TestWorkspace, key: string): Promise<number> => (await request('GET', workspace.path(), { token: key })).status;
+
 /** Asserts the shape every error must have, and returns the body for further checks. */
 export function problem(reply: Reply, status: number, code?: string): { code: string; detail: string; errors?: { path: string; message: string }[] } {
   if (reply.status !== status) throw new Error(`expected ${status}${code ? ` ${code}` : ''}, got ${reply.status} ${reply.text}`);

@@ -10,7 +10,7 @@ export async function mochaGlobalSetup(): Promise<void> {
   // A known port, so that the authorization server's issuer (PUBLIC_URL) is the origin tests reach it at.
   const port = await freePort();
   env.config = testConfig({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
-  env.service = await startService(env.config, createLogger(env.config.logLevel), env.deps, { validateResponses: true });
+  env.service = await startService(env.config, createLogger(env.config.logLevel), { validateResponses: true });
   process.stdout.write(`  test dependencies: ${env.deps.how}, ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 

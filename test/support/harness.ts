@@ -2,9 +2,8 @@ import { once } from 'node:events';
 import pino from 'pino';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { QueryCatalog } from '../../src/infra/cypher-files.js';
-import { GraphExecutor, createDriver } from '../../src/infra/neo4j.js';
 import { createRedis, type RedisClient, type RedisTarget } from '../../src/infra/redis.js';
+import { openStores, withEndpoints } from '../../src/infra/stores.js';
 import { createServices } from '../../src/services.js';
 import { type RunningService, createLogger, startService } from '../../src/runtime.js';
 import type { TestDependencies } from './dependencies.js';
@@ -29,7 +28,7 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     SHUTDOWN_GRACE_MS: '2000',
     // Webhook receivers in tests listen on 127.0.0.1, and retries come within milliseconds.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
-    WEBHOOK_SECRETS_KEY: 'test-webhook-secrets-key-0123456789abcdef',
+    SECRETS_KEY: 'test-secrets-key-0123456789abcdef-0123456789',
     WEBHOOK_RETRY_BASE_MS: '30',
     WEBHOOK_MAX_ATTEMPTS: '5',
     WEBHOOK_RELAY_INTERVAL_MS: '200',
@@ -41,10 +40,9 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
 }
 
 /** Another API process-in-miniature (own driver, Redis connections and caches) for tests that need two. */
-export async function startExtraService(overrides: NodeJS.ProcessEnv = {}, options: Parameters<typeof startService>[3] = {}): Promise<RunningService> {
+export async function startExtraService(overrides: NodeJS.ProcessEnv = {}, options: Parameters<typeof startService>[2] = {}): Promise<RunningService> {
   const config = testConfig(overrides);
-  const endpoints = { neo4jUri: config.neo4j.uri ?? env.deps.neo4jUri, redis: config.redisUrl ?? env.deps.redis };
-  return startService(config, createLogger(config.logLevel), endpoints, { validateResponses: true, ...options });
+  return startService(config, createLogger(config.logLevel), { validateResponses: true, ...options });
 }
 
 /**
@@ -52,10 +50,9 @@ export async function startExtraService(overrides: NodeJS.ProcessEnv = {}, optio
  * closed port, a relay, or the real ones). Redis is connected only when it is expected to answer.
  */
 export async function apiWith(neo4jUri: string, redisTarget: RedisTarget, options: { redisUp: boolean; env?: NodeJS.ProcessEnv }): Promise<{ url: string; close: () => Promise<void> }> {
-  const config = testConfig(options.env);
-  const driver = createDriver({ ...config.neo4j, uri: neo4jUri });
-  const graph = new GraphExecutor(driver, config.neo4j.database, new QueryCatalog(), { readTimeoutMs: config.neo4j.readTimeoutMs });
-  const redis = createRedis(redisTarget);
+  const config = withEndpoints(testConfig(options.env), { neo4jUri, redis: redisTarget });
+  const stores = await openStores(config);
+  const { graph, redis } = stores;
   if (options.redisUp) await redis.connect();
   else redis.on('error', () => {});
   const app = createApp(createServices({ config, logger: pino({ level: 'silent' }), graph, redis }));
@@ -65,8 +62,7 @@ export async function apiWith(neo4jUri: string, redisTarget: RedisTarget, option
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     close: async () => {
       server.close();
-      await driver.close();
-      redis.disconnect();
+      await stores.close();
     },
   };
 }

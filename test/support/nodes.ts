@@ -96,3 +96,23 @@ export async function graphEtag(workspace: TestWorkspace): Promise<string> {
   expectStatus(res, 200, 'list context nodes');
   return res.headers.get('etag')!;
 }
+
+/**
+ * Every node of the workspace with the given status (`live` by default; `all` for any), page after page in the
+ * order they were created, as the list gives them.
+ */
+export async function allNodes(workspace: TestWorkspace, status = 'live', token = workspace.owner.key): Promise<any[]> {
+  const nodes: any[] = [];
+  for (let page = 1; ; page += 1) {
+    const listed = await listNodes(workspace, { status, limit: 200, page, sort: 'created_at', order: 'asc' }, token);
+    nodes.push(...listed.nodes);
+    if (page * 200 >= listed.pagination.total) return nodes;
+  }
+}
+
+/** The same nodes, each in detail (with outgoingLinks, sourcePath, …). */
+export async function allNodeDetails(workspace: TestWorkspace, status = 'live', token = workspace.owner.key): Promise<any[]> {
+  const details: any[] = [];
+  for (const node of await allNodes(workspace, status, token)) details.push(await getNode(workspace, node.id, token));
+  return details;
+}

@@ -1,7 +1,7 @@
 /**
  * Which wikilinks of a markdown vault name one of its notes, computed from the files alone, the way Obsidian
  * reads them, and on purpose without any of the service's code (src/nodes/wikilinks.ts, names.ts, the import's
- * parsing): the count that the import of a real vault is held to (test/real-vaults.test.ts).
+ * parsing): the count that the import of a real vault is held to (test/shell/real-vaults.test.ts).
  *
  * - A note is a `.md` file of the folder outside dot-folders (`.obsidian`, `.git`, `.foam` …).
  * - A wikilink is `[[target]]` or `![[target]]` in the body (front matter is not read for links), outside code:

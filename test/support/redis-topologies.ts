@@ -1,23 +1,10 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { HostPort } from '../../src/config.js';
-import { freePort, stopChild, waitForLine } from '../../src/infra/local-deps.js';
+import { type RedisServer, freePort, startRedisServer } from '../../src/infra/local-deps.js';
 
 const run = promisify(execFile);
-
-/** One redis-server on loopback, in a folder of its own (cluster nodes keep their nodes.conf there). */
-async function server(dir: string, port: number, extra: string[]): Promise<ChildProcess> {
-  mkdirSync(dir, { recursive: true });
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await waitForLine(child, /Ready to accept connections|Sentinel ID is/, `redis-server on ${port}`, 30_000);
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return child;
-}
 
 async function cli(port: number, ...args: string[]): Promise<string> {
   return (await run('redis-cli', ['-p', String(port), ...args])).stdout;
@@ -46,13 +33,14 @@ export interface RedisClusterServers {
 export async function startRedisCluster(dataDir: string, masters = 3): Promise<RedisClusterServers> {
   const ports: number[] = [];
   for (let i = 0; i < masters * 2; i++) ports.push(await freePort());
-  const children = new Map<number, ChildProcess>();
+  const servers = new Map<number, RedisServer>();
   await Promise.all(ports.map(async (port) => {
-    children.set(port, await server(path.join(dataDir, `cluster-${port}`), port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '1000']));
+    const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '1000'];
+    servers.set(port, await startRedisServer({ port, dir: path.join(dataDir, `cluster-${port}`), args }));
   }));
   await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes']);
   await until('the cluster to be ok', async () => ports.every(Boolean) && /cluster_state:ok/.test(await cli(ports[0], 'cluster', 'info')));
-  const live = () => ports.filter((p) => children.has(p));
+  const live = () => ports.filter((p) => servers.has(p));
   return {
     nodes: ports.map((port) => ({ host: '127.0.0.1', port })),
     nodesSetting: ports.map((p) => `127.0.0.1:${p}`).join(','),
@@ -65,18 +53,18 @@ export async function startRedisCluster(dataDir: string, masters = 3): Promise<R
         return Number(slot) >= from && Number(slot) <= to;
       }));
       const port = Number(/:(\d+)@/.exec(owner ?? '')?.[1]);
-      const child = children.get(port);
-      if (!child) throw new Error(`no master found for slot ${slot}`);
-      children.delete(port);
-      child.kill('SIGKILL');
+      const master = servers.get(port);
+      if (!master) throw new Error(`no master found for slot ${slot}`);
+      servers.delete(port);
+      master.kill();
       await until('a replica to take the slot over', async () => {
         const info = await cli(live()[0], 'cluster', 'info');
         return /cluster_state:ok/.test(info) && !(await cli(live()[0], 'cluster', 'nodes')).split('\n').some((l) => l.includes(`:${port}@`) && / master /.test(l) && !/fail/.test(l));
       });
     },
     async stop() {
-      await Promise.all([...children.values()].map((child) => stopChild(child)));
-      children.clear();
+      await Promise.all([...servers.values()].map((server) => server.stop()));
+      servers.clear();
     },
   };
 }
@@ -95,26 +83,19 @@ export interface RedisSentinelServers {
 /** One master, one replica and three sentinels watching them (quorum two). */
 export async function startRedisSentinel(dataDir: string, name = 'playbooks'): Promise<RedisSentinelServers> {
   const [masterPort, replicaPort, ...sentinelPorts] = await Promise.all([1, 2, 3, 4, 5].map(() => freePort()));
-  const children: ChildProcess[] = [];
-  const master = await server(path.join(dataDir, `master-${masterPort}`), masterPort, []);
-  children.push(master, await server(path.join(dataDir, `replica-${replicaPort}`), replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]));
+  const master = await startRedisServer({ port: masterPort, dir: path.join(dataDir, `master-${masterPort}`) });
+  const servers: RedisServer[] = [master, await startRedisServer({ port: replicaPort, dir: path.join(dataDir, `replica-${replicaPort}`), args: ['--replicaof', '127.0.0.1', String(masterPort)] })];
   for (const port of sentinelPorts) {
-    const dir = path.join(dataDir, `sentinel-${port}`);
-    mkdirSync(dir, { recursive: true });
-    // A sentinel rewrites its configuration file, so each gets one of its own.
-    const conf = path.join(dir, 'sentinel.conf');
-    writeFileSync(conf, [
-      `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
-      `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
-      `sentinel down-after-milliseconds ${name} 1000`,
-      `sentinel failover-timeout ${name} 5000`,
-      `sentinel parallel-syncs ${name} 1`,
-    ].join('\n'));
-    const child = spawn('redis-server', [conf, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    await waitForLine(child, /Sentinel ID is|monitor master/, `sentinel on ${port}`, 30_000);
-    child.stdout?.resume();
-    child.stderr?.resume();
-    children.push(child);
+    servers.push(await startRedisServer({
+      port,
+      dir: path.join(dataDir, `sentinel-${port}`),
+      sentinel: [
+        `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
+        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel failover-timeout ${name} 5000`,
+        `sentinel parallel-syncs ${name} 1`,
+      ],
+    }));
   }
   await until('the sentinels to see the replica', async () => /num-slaves\n1/.test(await cli(sentinelPorts[0], 'sentinel', 'master', name)));
   return {
@@ -123,12 +104,12 @@ export async function startRedisSentinel(dataDir: string, name = 'playbooks'): P
     name,
     masterPort,
     async killMaster() {
-      master.kill('SIGKILL');
-      children.splice(children.indexOf(master), 1);
+      master.kill();
+      servers.splice(servers.indexOf(master), 1);
       await until('the sentinels to promote the replica', async () => (await cli(sentinelPorts[0], 'sentinel', 'get-master-addr-by-name', name)).includes(String(replicaPort)));
     },
     async stop() {
-      await Promise.all(children.map((child) => stopChild(child)));
+      await Promise.all(servers.map((server) => server.stop()));
     },
   };
 }

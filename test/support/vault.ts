@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type FolderImportOptions, type FolderImportReport, importFolder } from '../../src/shell/import-folder.js';
+import type { TestWorkspace } from './api.js';
 
 /** A small vault written for a test: file path → text, in a new temporary folder (its path is returned). */
 export function writeVault(files: Record<string, string>): string {
@@ -33,4 +35,12 @@ export function useVaults(serviceUrl: () => string): (files: Record<string, stri
     dirs.push(dir);
     return dir;
   };
+}
+
+/**
+ * Imports a folder into the workspace with the CLI's code, as its owner: a real run (not a dry run), no prune, not
+ * strict, unless `more` says otherwise. The CLI reaches the service at API_URL (see `useVaults`).
+ */
+export function importFolderInto(workspace: TestWorkspace, dir: string, more: Partial<FolderImportOptions> = {}): Promise<FolderImportReport> {
+  return importFolder({ dir, workspaceId: workspace.workspaceId, key: workspace.owner.key, dryRun: false, prune: false, strict: false, ...more });
 }

@@ -41,7 +41,7 @@ function ParamField({ report, param, value, onChange }: { report: string; param:
 }
 
 /**
- * The workspaces' saved reports, run in any workspace with the analyst token (GET /api/v1/admin/reports/{name}):
+ * The workspaces' saved reports, run in any workspace with the analyst token (the SDK's analyst.reports):
  * the analyst gives the workspace id, picks a report and fills in its parameters.
  */
 export function CypherReports() {

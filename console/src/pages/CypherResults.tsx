@@ -3,7 +3,7 @@ import { messageOf } from '../api.ts';
 import { Loading } from '../ui.tsx';
 import { cellText, graphOf } from './CypherValues.ts';
 
-const CypherGraph = lazy(() => import('./CypherGraph.tsx'));
+const CypherGraph = lazy(() => import('../graph/answer-view.tsx'));
 
 /** The table shows this many rows; the CSV download holds them all. */
 const shownRows = 1000;

@@ -25,7 +25,7 @@ function Entries({ rows }: { rows: (SchemaIndex | SchemaConstraint)[] }) {
 }
 
 /**
- * The graph's schema (GET /api/v1/admin/schema, the route of the Cypher shell's `:schema` too): labels and
+ * The graph's schema (readGraphSchema, the operation of the Cypher shell's `:schema` too): labels and
  * relationship types (a click puts a query for them in the editor), property keys, indexes and constraints.
  */
 export function CypherSchema({ onPick }: { onPick: (query: string) => void }) {
