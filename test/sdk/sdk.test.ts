@@ -4,7 +4,7 @@ import type { RunningService } from '../../src/runtime.js';
 import { MemoryEtagStore, PlaybooksClient, PlaybooksError, type PlaybooksClientOptions, type ResponseEvent } from '../../sdk/src/index.js';
 import { type TestWorkspace, addMember, createUser, createWorkspace, request, unique } from '../support/api.js';
 import { createAgent } from '../support/agents.js';
-import { adminToken, dropRedis, env, startExtraService } from '../support/harness.js';
+import { adminToken, analystToken, dropRedis, env, startExtraService } from '../support/harness.js';
 
 /**
  * The TypeScript client (sdk/) against the real service: every facade method, conditional retrieval, retries,
@@ -39,7 +39,7 @@ function recorder(onAnswer?: (seen: Seen) => void | Promise<void>) {
 
 /** Facade methods called during this file, `group.method`, to show every one is exercised. */
 const called = new Set<string>();
-const groups = ['workspaces', 'workspace', 'usage', 'members', 'playbooks', 'versions', 'nodes', 'links', 'context', 'annotations', 'feedback', 'agents', 'keys', 'audit', 'webhooks', 'graph'] as const;
+const groups = ['workspaces', 'workspace', 'usage', 'members', 'playbooks', 'versions', 'nodes', 'links', 'context', 'annotations', 'feedback', 'agents', 'keys', 'audit', 'webhooks', 'graph', 'analyst'] as const;
 
 /** A client whose method calls are noted in `called` (it behaves exactly as the client it wraps). */
 function clientFor(workspace: TestWorkspace, apiKey: string, options: Partial<PlaybooksClientOptions> = {}): PlaybooksClient {
@@ -48,16 +48,21 @@ function clientFor(workspace: TestWorkspace, apiKey: string, options: Partial<Pl
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof prop !== 'string' || !(groups as readonly string[]).includes(prop)) return value;
-      return new Proxy(value, {
-        get(group, method) {
-          const fn = Reflect.get(group, method);
-          if (typeof fn !== 'function' || typeof method !== 'string') return fn;
-          return (...args: unknown[]) => {
-            called.add(`${prop}.${method}`);
-            return fn(...args);
-          };
-        },
-      });
+      // A method of the group, or of a part of it (analyst.reports.list counts as analyst.reports).
+      const noting = (part: object, name: string): object =>
+        new Proxy(part, {
+          get(inner, method) {
+            const fn = Reflect.get(inner, method);
+            if (typeof method !== 'string') return fn;
+            if (fn !== null && typeof fn === 'object') return noting(fn, name || method);
+            if (typeof fn !== 'function') return fn;
+            return (...args: unknown[]) => {
+              called.add(`${prop}.${name || method}`);
+              return fn(...args);
+            };
+          },
+        });
+      return noting(value, '');
     },
   });
 }
@@ -87,6 +92,22 @@ describe('TypeScript client (sdk/)', () => {
   });
 
   describe('every facade method against the service', () => {
+    it('analyst: read-only Cypher as JSON and CSV, the graph schema, and the saved reports', async () => {
+      const analyst = clientFor(w, analystToken, { workspaceId: undefined });
+      const node = await owner.nodes.create({ title: unique('Unlinked'), description: 'Nothing links here' });
+      const answer = await analyst.analyst.cypher({ query: 'MATCH (n:ContextNode {id: $id}) RETURN n.title AS title', params: { id: node.id } });
+      expect(answer.rows).to.deep.equal([[node.title]]);
+      const csv = await analyst.analyst.cypherCsv({ query: 'RETURN 1 AS one' });
+      expect(csv).to.deep.include({ text: 'one\r\n1\r\n', rowCount: 1, truncated: false, truncatedBy: null });
+      expect((await analyst.analyst.schema()).labels).to.include('ContextNode');
+      expect((await analyst.analyst.reports.list()).map((r) => r.name)).to.include('orphans');
+      const orphans = await analyst.analyst.reports.run('orphans', { workspaceId: w.workspaceId });
+      expect(orphans.rows.map((row) => row[0])).to.include(node.id);
+      const orphansCsv = await analyst.analyst.reports.csv('orphans', { workspaceId: w.workspaceId, limit: 1 });
+      expect(orphansCsv.rowCount).to.equal(1);
+      expect(orphansCsv.text.split('\r\n')[0]).to.equal('id,slug,title,nodeType,importance,updatedAt');
+    });
+
     it('workspace, usage and members', async () => {
       expect((await owner.workspace.get()).role).to.equal('owner');
       const mine = await owner.workspaces.list();
