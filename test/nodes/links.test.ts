@@ -2,7 +2,8 @@ import { linkTypes } from '@playbooks/client';
 import { expect } from 'chai';
 import { redisKeys } from '../../src/gate/redis-keys.js';
 import { env, testRedis } from '../support/harness.js';
-import { type TestUser, type TestWorkspace, addMember, createWorkspace, problem, request } from '../support/api.js';
+import { type TestUser, type TestWorkspace, createWorkspace, problem, request } from '../support/api.js';
+import { workspaceWithEditorAndViewer } from '../support/fixtures.js';
 import { archiveNode, createNode, getNode, link, linkPlaybook, restoreNode, unlink, updateNode } from '../support/nodes.js';
 import { createPlaybook } from '../support/playbooks.js';
 
@@ -12,9 +13,7 @@ describe('links', () => {
   let viewer: TestUser;
 
   before(async () => {
-    space = await createWorkspace();
-    editor = await addMember(space, 'editor');
-    viewer = await addMember(space, 'viewer');
+    ({ space, editor, viewer } = await workspaceWithEditorAndViewer());
   });
 
   describe('between context nodes', () => {

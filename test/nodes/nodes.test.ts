@@ -1,6 +1,7 @@
 import { nodeTypes } from '@playbooks/client';
 import { expect } from 'chai';
-import { type TestUser, type TestWorkspace, addMember, createWorkspace, problem, request, unique } from '../support/api.js';
+import { type TestUser, type TestWorkspace, createWorkspace, problem, request, unique } from '../support/api.js';
+import { workspaceWithEditorAndViewer } from '../support/fixtures.js';
 import { archiveNode, createNode, getNode, listNodes, restoreNode, updateNode } from '../support/nodes.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -12,9 +13,7 @@ describe('context nodes', () => {
   let viewer: TestUser;
 
   before(async () => {
-    space = await createWorkspace();
-    editor = await addMember(space, 'editor');
-    viewer = await addMember(space, 'viewer');
+    ({ space, editor, viewer } = await workspaceWithEditorAndViewer());
   });
 
   describe('create', () => {

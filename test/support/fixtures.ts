@@ -1,4 +1,4 @@
-import { type TestWorkspace, createWorkspace } from './api.js';
+import { type TestUser, type TestWorkspace, addMember, createWorkspace } from './api.js';
 import { createNode } from './nodes.js';
 import { createPlaybook } from './playbooks.js';
 
@@ -8,4 +8,10 @@ export async function workspaceWithTargets(): Promise<{ w: TestWorkspace; playbo
   const playbook = await createPlaybook(w, w.owner.key);
   const node = await createNode(w);
   return { w, playbook, versionId: playbook.versions[0].id as string, node };
+}
+
+/** A new workspace with an editor and a viewer beside its owner. */
+export async function workspaceWithEditorAndViewer(): Promise<{ space: TestWorkspace; editor: TestUser; viewer: TestUser }> {
+  const space = await createWorkspace();
+  return { space, editor: await addMember(space, 'editor'), viewer: await addMember(space, 'viewer') };
 }
