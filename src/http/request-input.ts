@@ -41,8 +41,9 @@ export function readParamsAndQuery(route: AnyOperation, ctx: Context): Pick<Requ
  * again (a poll, a conditional GET) is not validated again. Only inputs of plain values are kept, and each request
  * gets copies, so that no handler sees what another changed.
  */
-const validated = new LRUCache<string, Pick<RequestInput, 'params' | 'query'>>({ max: 10_000 });
-const plain = (values: Record<string, unknown>) => Object.values(values).every((v) => v === null || typeof v !== 'object');
+// Bounded in the characters of its keys too: a URL may be up to the 16 KiB of a request line.
+const validated = new LRUCache<string, Pick<RequestInput, 'params' | 'query'>>({ max: 10_000, maxSize: 4 * 1024 * 1024, sizeCalculation: (_, key) => key.length });
+const scalarsOnly = (values: Record<string, unknown>) => Object.values(values).every((v) => v === null || typeof v !== 'object');
 
 /** readParamsAndQuery, once per route, path and query string (see validated). */
 export function readParamsAndQueryOnce(route: AnyOperation, ctx: Context): Pick<RequestInput, 'params' | 'query'> {
@@ -50,7 +51,7 @@ export function readParamsAndQueryOnce(route: AnyOperation, ctx: Context): Pick<
   const known = validated.get(key);
   if (known) return { params: { ...known.params }, query: { ...known.query } };
   const input = readParamsAndQuery(route, ctx);
-  if (plain(input.params) && plain(input.query)) validated.set(key, { params: { ...input.params }, query: { ...input.query } });
+  if (scalarsOnly(input.params) && scalarsOnly(input.query)) validated.set(key, { params: { ...input.params }, query: { ...input.query } });
   return input;
 }
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Id, Strict, WorkspacePath, propertiesWithout } from '../api/common-schemas.js';
-import { type AnyOperation, defineOperation } from '../api/operation.js';
+import { type AnyOperation, type ToolAnswer, defineOperation } from '../api/operation.js';
+import type { Caller } from '../auth/caller.js';
 import { NodeRef } from '../nodes/schemas.js';
 import type { NodeService } from '../nodes/service.js';
 import { PlaybookRef } from '../playbooks/schemas.js';
@@ -30,6 +31,18 @@ const FollowToolInput = Strict({ node: NodeRef, ...FollowQuery.properties, maxTo
 const UpdatesToolInput = Strict({ ...UpdatesQuery.properties, maxTokens }, { required: ['since'] });
 
 export function retrievalRoutes(services: { retrieval: RetrievalService; playbooks: PlaybookService; nodes: NodeService }): AnyOperation[] {
+  /**
+   * A tool call that names its playbook as an agent knows it: the operation's query with the playbook's id, and
+   * one copy's share of the tool's budget as the REST answer's (whose budget is its JSON body's).
+   */
+  const byPlaybook = async (
+    { playbook, maxTokens, ...rest }: { playbook: string; maxTokens?: number },
+    call: { caller: Caller; budget(maxTokens: number | undefined): number },
+    operation: (query: Record<string, unknown>) => Promise<ToolAnswer>,
+  ): Promise<ToolAnswer> => {
+    const playbookId = await services.playbooks.idOf(call.caller, playbook);
+    return withShare(call.budget(maxTokens), (share) => operation({ playbookId, ...rest, maxTokens: share }));
+  };
   return [
     defineOperation({
       ...base, method: 'get', path: '/api/v1/workspaces/:workspaceId/context/bundle', operationId: 'getBundle',
@@ -52,11 +65,7 @@ export function retrievalRoutes(services: { retrieval: RetrievalService; playboo
           'Counts one retrieval against the workspace’s monthly quota.',
         input: BundleToolInput,
         output: BundleSchema,
-        run: async ({ playbook, maxTokens, ...rest }, call) => {
-          const playbookId = await services.playbooks.idOf(call.caller, playbook);
-          // The REST answer's budget is its JSON body's: one copy of the tool's answer gets its share.
-          return withShare(call.budget(maxTokens), (share) => call.operation({ query: { playbookId, ...rest, maxTokens: share } as BundleQuery }));
-        },
+        run: (args, call) => byPlaybook(args, call, (query) => call.operation({ query: query as BundleQuery })),
       },
     }),
     defineOperation({
@@ -78,10 +87,7 @@ export function retrievalRoutes(services: { retrieval: RetrievalService; playboo
           'Fits in maxTokens like get_bundle. Counts one retrieval against the workspace’s monthly quota.',
         input: ManifestToolInput,
         output: ManifestSchema,
-        run: async ({ playbook, maxTokens, ...rest }, call) => {
-          const playbookId = await services.playbooks.idOf(call.caller, playbook);
-          return withShare(call.budget(maxTokens), (share) => call.operation({ query: { playbookId, ...rest, maxTokens: share } as ManifestQuery }));
-        },
+        run: (args, call) => byPlaybook(args, call, (query) => call.operation({ query: query as ManifestQuery })),
       },
     }),
     defineOperation({
