@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { maxListedErrors } from '../../src/api/validation.js';
 import { type ApiProcess, startApiProcess } from '../support/api-process.js';
-import { idleHealthzMs, whilePolling } from '../support/healthz.js';
+import { measuredStall, whilePolling } from '../support/healthz.js';
 import { createAgent } from '../support/agents.js';
 import { type Reply, type TestWorkspace, createWorkspace, request } from '../support/api.js';
 import { analystToken } from '../support/harness.js';
@@ -11,34 +11,30 @@ const json = { 'content-type': 'application/json' };
 /**
  * Requests built to be slow (a body of many invalid items, a large import, an analyst value of tens of megabytes)
  * against an API of their own: each is answered with a clear 4xx or a 2xx, its error answer is small, and no
- * other request waits on it meanwhile (/healthz is never more than 100 ms slower than when the API is idle).
+ * other request waits on it meanwhile (/healthz is never more than 100 ms slower than when the API is idle, beyond
+ * what a bare server beside it was held up by the machine's load).
  */
 describe('no single request can hurt the service', function () {
   this.timeout(180_000);
   let api: ApiProcess;
   let w: TestWorkspace;
   let viewerKey: string;
-  let idleMs: number;
 
   before(async () => {
     api = await startApiProcess({ ANALYST_TOKEN: analystToken, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'off' });
     w = await createWorkspace();
     viewerKey = (await createAgent(w, { role: 'viewer' })).key;
-    idleMs = await idleHealthzMs(api.url);
   });
   after(() => api?.stop());
 
   /**
    * The request answered as expected, a small answer when it is an error, and /healthz never held up. The same
    * request is sent once before, unmeasured, when it can be repeated: the first run of a code path compiles it,
-   * once per process. A measurement over the bound is taken once more: on a shared machine of two cores, one slow
-   * poll can be another process's turn; a request that holds the event loop is slow both times.
+   * once per process.
    */
   async function expectHarmless(send: () => Promise<Reply>, expected: number[], { warm = true, timed = true } = {}): Promise<Reply> {
     if (warm) await send();
-    let measured = await whilePolling(api.url, send);
-    if (timed && measured.worstHealthzMs > idleMs + 100) measured = await whilePolling(api.url, send);
-    const { reply, worstHealthzMs, polls } = measured;
+    const { reply, worstHealthzMs, polls, idleMs, boundMs, worstControlMs } = timed ? await measuredStall(api.url, send) : { ...(await whilePolling(api.url, send)), idleMs: 0, boundMs: 0 };
     expect(expected, `${reply.status} ${reply.text.slice(0, 300)}`).to.include(reply.status);
     if (reply.status >= 400) {
       expect(reply.headers.get('content-type')).to.match(/^application\/problem\+json/);
@@ -46,7 +42,7 @@ describe('no single request can hurt the service', function () {
       expect(reply.body.errors?.length ?? 0).to.be.at.most(maxListedErrors);
     }
     expect(polls, '/healthz was asked while the request ran').to.be.greaterThan(0);
-    if (timed) expect(worstHealthzMs, `/healthz waited ${worstHealthzMs.toFixed(0)} ms (idle ${idleMs.toFixed(0)} ms)`).to.be.at.most(idleMs + 100);
+    if (timed) expect(worstHealthzMs, `/healthz waited ${worstHealthzMs.toFixed(0)} ms (idle ${idleMs.toFixed(0)} ms, a bare server beside it ${worstControlMs.toFixed(0)} ms)`).to.be.at.most(boundMs);
     return reply;
   }
 
@@ -88,8 +84,8 @@ describe('no single request can hurt the service', function () {
   });
 
   it('a large workspace import is written without holding up other requests', async () => {
-    // Each measurement imports into an empty workspace of its own, made before the request is timed.
-    const targets = [await createWorkspace(), await createWorkspace()];
+    // Each measurement (up to three) imports into an empty workspace of its own, made before the request is timed.
+    const targets = [await createWorkspace(), await createWorkspace(), await createWorkspace()];
     const at = '2026-01-01T00:00:00.000Z';
     const count = 20_000;
     const nodes = Array.from({ length: count }, (_, i) => ({
