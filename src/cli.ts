@@ -11,7 +11,9 @@ import { createLogger } from './runtime.js';
 import { createServices } from './services.js';
 import { type OutputFormat, parseParams, render, table } from './shell/terminal-format.js';
 import { exportToFile, failureText, serviceClient } from './shell/connection.js';
+import { embeddingsCommand } from './shell/embeddings-progress.js';
 import { exportMarkdown } from './shell/export-markdown.js';
+import { findCommand } from './shell/find.js';
 import { importFolder } from './shell/import-folder.js';
 
 const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
@@ -39,6 +41,14 @@ const usage = `Usage: npm run cli -- <command> [options]   (prints JSON)
                    markdown: the live context nodes as markdown files under DIR (--out required; a new or
                    empty folder), each at the path it was imported from (else SLUG.md), with its fields and
                    manual links in front matter: a folder \`import\` reads back
+  find "QUESTION"  --workspace WORKSPACE_ID [--mode hybrid|words|meaning] [--depth 0-3] [--limit 1-50]
+                   [--format table|json]
+                   context for a question asked as a sentence, through a running service (API_KEY of a
+                   member, API_URL): the ranked nodes with each one's reason; counts as a retrieval
+  embeddings       [--workspace WORKSPACE_ID] [--watch] [--format text|json]
+                   how far the embeddings are, through a running service: one workspace's with API_KEY,
+                   or every workspace's with ADMIN_TOKEN; --watch shows a progress line every second until
+                   no node waits to be embedded
 
 Uses NEO4J_URI / REDIS_URL when set, else the servers a running \`npm start\` started
 (data/endpoints.json), else starts its own for the duration of the command (not for \`report\`).`;
@@ -53,6 +63,8 @@ async function main(): Promise<void> {
   if (command === 'report') return report(rest);
   if (command === 'import') return importCommand(rest);
   if (command === 'export') return exportCommand(rest);
+  if (command === 'find') return findCommand(rest, usage);
+  if (command === 'embeddings') return embeddingsCommand(rest, usage);
   const { values: o } = parseArgs({
     args: rest,
     options: {

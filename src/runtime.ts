@@ -6,6 +6,8 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './infra/ids.js';
 import { openStores, withEndpoints } from './infra/stores.js';
+import { type LocalServer, startEmbeddingServer } from './infra/local-deps.js';
+import { embeddedProviderConfig } from './embeddings/provider.js';
 import { answerClientErrors } from './http/error-handler.js';
 import { Metrics } from './http/observability.js';
 import { type AppServices, createServices } from './services.js';
@@ -36,10 +38,13 @@ export async function startService(
 ): Promise<RunningService> {
   const stores = await openStores(config, { log: (message) => logger.info(message) });
   const { graph, redis, endpoints } = stores;
-  // The services see the stores in use, self-started or not (the analysts' query processes connect to Neo4j themselves).
-  const resolved = withEndpoints(config, endpoints);
+  let embeddingServers: LocalServer[] = [];
   let services: AppServices;
   try {
+    embeddingServers = await startEmbeddingServers(config, logger);
+    // The services see the stores in use, self-started or not (the analysts' query processes connect to Neo4j
+    // themselves), and the embedded model as the provider it is.
+    const resolved = withEmbeddingServers(withEndpoints(config, endpoints), embeddingServers);
     services = createServices({ config: resolved, logger, graph, redis, clock: options.clock, metrics: new Metrics({ defaultMetrics: true }) });
     await stores.prepare();
     // Only an optimisation: a warm-up that fails leaves the first requests to plan the statements.
@@ -49,10 +54,13 @@ export async function startService(
     const named = await services.nodes.backfillNames();
     if (named > 0) logger.info({ nodes: named }, 'gave names and wikilinks to nodes written before wikilinks named nodes by name');
   } catch (err) {
+    await Promise.all(embeddingServers.map((s) => s.stop()));
     await stores.close(0);
     throw err;
   }
+  const resolved = services.config;
   services.gate.start();
+  await services.embeddings.start();
   const dispatcher = new WebhookDispatcher({ graph, redis: endpoints.redis, config: resolved, logger, clock: options.clock ?? systemClock });
   dispatcher.start();
   // Audit retention, hourly (and once at start); a failed pass is tried again at the next.
@@ -68,7 +76,9 @@ export async function startService(
     // A port already taken: the servers this process started must not outlive it.
     clearInterval(retention);
     await services.gate.stop();
+    await services.embeddings.stop();
     await dispatcher.stop();
+    await Promise.all(embeddingServers.map((s) => s.stop()));
     await stores.close(0);
     throw err;
   });
@@ -105,12 +115,36 @@ export async function startService(
       // reconnects) must not keep the process from stopping.
       const graceEnds = Date.now() + config.shutdownGraceMs;
       const flushed = (async () => {
+        await services.embeddings.stop();
         await services.gate.stop();
         await dispatcher.stop();
       })();
       const done = await Promise.race([flushed.then(() => true, () => true), delay(config.shutdownGraceMs, false, { ref: false })]);
       if (!done) logger.warn({ afterMs: config.shutdownGraceMs }, 'Redis or Neo4j did not answer while stopping: stopped without the last flushes');
+      await Promise.all(embeddingServers.map((s) => s.stop()));
       await stores.close(graceEnds - Date.now());
     },
   };
+}
+
+/**
+ * With no provider configured, the embedded model's servers: one for passages (the background embedder's
+ * batches) and one for questions, so that a query never waits behind a batch.
+ */
+async function startEmbeddingServers(config: Config, logger: Logger): Promise<LocalServer[]> {
+  const { embeddings } = config;
+  if (embeddings.kind !== 'embedded') return [];
+  logger.info('EMBEDDINGS_URL not set: starting the embedded model (multilingual-e5-small)');
+  const passages = await startEmbeddingServer({ threads: embeddings.threads });
+  try {
+    return [passages, await startEmbeddingServer({ threads: 1 })];
+  } catch (err) {
+    await passages.stop();
+    throw err;
+  }
+}
+
+function withEmbeddingServers(config: Config, servers: LocalServer[]): Config {
+  if (config.embeddings.kind !== 'embedded') return config;
+  return { ...config, embeddings: embeddedProviderConfig(servers[0].url, servers[1].url, config.embeddings.batch) };
 }

@@ -3,6 +3,7 @@ import { AgentService } from './agents/service.js';
 import { AnalystService } from './analyst/service.js';
 import { AnnotationService } from './annotations/service.js';
 import { AuditService } from './audit/service.js';
+import { EmbeddingService } from './embeddings/service.js';
 import { FeedbackService } from './feedback/service.js';
 import { RequestGate } from './gate/gate.js';
 import { IdempotencyStore } from './gate/idempotency.js';
@@ -17,6 +18,7 @@ import { bearerTokenFinder } from './oauth/redis-adapter.js';
 import { OAuthService } from './oauth/service.js';
 import { PlaybookService } from './playbooks/service.js';
 import { ReportService } from './reports/service.js';
+import { ContextQueryService } from './retrieval/query-service.js';
 import { RetrievalService } from './retrieval/service.js';
 import type { Infra } from './service-deps.js';
 import { TransferService } from './transfer/service.js';
@@ -44,6 +46,10 @@ export interface AppServices extends Infra {
   webhooks: WebhookService;
   transfer: TransferService;
   oauth: OAuthService;
+  /** The embeddings of context nodes: provider, background embedder, nearest nodes to a vector. */
+  embeddings: EmbeddingService;
+  /** POST {ws}/context/query: context by the words and meaning of a question, and the links from it. */
+  contextQuery: ContextQueryService;
   lifecycle: Lifecycle;
 }
 
@@ -64,13 +70,15 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
   });
   const deps = { ...base, gate };
   const agents = new AgentService(deps);
+  const embeddings = new EmbeddingService(deps);
+  const playbooks = new PlaybookService(deps);
   return {
     ...deps,
     idempotency: new IdempotencyStore(base.redis),
     responseCache: new ResponseCache(base.config.bundleCache),
     admin: new AdminService(deps),
     workspaces: new WorkspaceService(deps),
-    playbooks: new PlaybookService(deps),
+    playbooks,
     agents,
     nodes: new NodeService(deps),
     graphView: new GraphService(deps),
@@ -85,5 +93,7 @@ export function createServices(infra: Omit<Infra, 'clock' | 'metrics'> & Partial
     transfer: new TransferService(deps),
     oauth: new OAuthService({ ...deps, agents }),
     lifecycle: new Lifecycle(),
+    embeddings,
+    contextQuery: new ContextQueryService({ graph: base.graph, embeddings, playbookIdOf: (caller, ref) => playbooks.idOf(caller, ref) }),
   };
 }

@@ -8,6 +8,7 @@ import { Workspaces } from './pages/Workspaces.tsx';
 import { Playbooks } from './pages/Playbooks.tsx';
 import { PlaybookDetail } from './pages/PlaybookDetail.tsx';
 import { Nodes } from './pages/Nodes.tsx';
+import { Find } from './pages/Find.tsx';
 import { Feedback } from './pages/Feedback.tsx';
 import { Agents } from './pages/Agents.tsx';
 import { Authorize } from './pages/Authorize.tsx';
@@ -24,6 +25,7 @@ const CypherPage = lazy(() => import('./pages/Cypher.tsx'));
 const sections = [
   ['playbooks', 'Playbooks'],
   ['nodes', 'Context nodes'],
+  ['find', 'Find'],
   ['graph', 'Graph'],
   ['feedback', 'Feedback'],
   ['agents', 'Agents and keys'],
@@ -66,6 +68,7 @@ function WorkspaceRoutes() {
           <Route path="/nodes" component={Nodes} />
           <Route path="/nodes/new" component={NodeEditor} />
           <Route path="/nodes/:id" component={NodeEditor} />
+          <Route path="/find" component={Find} />
           <Route path="/graph" component={GraphPage} />
           <Route path="/feedback" component={Feedback} />
           <Route path="/agents" component={Agents} />

@@ -121,8 +121,8 @@ export interface OperationSpec<P extends TObject = Empty, Q extends TObject = Em
    */
   idempotent?: boolean;
   /**
-   * For a GET whose answer is derived from the workspace's graph alone (what the graph generation covers): its
-   * 200 answers are kept as bytes (ResponseCache) and carry a strong ETag, and a matching If-None-Match is a 304.
+   * For a read whose answer is derived from the workspace's graph alone (what the graph generation covers): a GET,
+   * keyed by its query, or a POST that only reads, keyed by its body (a context query). Its 200 answers are kept as bytes (ResponseCache) and carry a strong ETag, and a matching If-None-Match is a 304.
    * `when` decides on the body whether an answer qualifies (absent: every answer does, so a 304 needs no
    * handler at all); `perCaller` says, from the validated query, whether the answer also depends on who asks.
    */

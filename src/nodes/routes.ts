@@ -4,15 +4,25 @@ import { MaxTokensInput, PageCursorInput, budgeted, entityWithin, pageWithin } f
 import { type AnyOperation, defineOperation } from '../api/operation.js';
 import type { NodeImportService } from './import.js';
 import type { NodeService } from './service.js';
+import type { EmbeddingService } from '../embeddings/service.js';
 import {
   CreateBody, ImportBody, ImportResultSchema, LinkBody, LinkSchema, ListQuery, NodeDetailSchema, NodeLinkPath, NodePageSchema, NodePath, NodeRef, PlaybookLinkPath, PlaybookPath, UpdateBody,
 } from './schemas.js';
 
 const maxTokens = Type.Optional(MaxTokensInput);
-/** search_context: the words, a type, a page, and a budget whose cursor continues a page it cut. */
+const embedding = Type.Optional(Type.Array(Type.Number(), {
+  minItems: 1,
+  maxItems: 8_192,
+  description:
+    'The node’s vector, of your own model, of the dimension in use (GET …/embeddings; 400 otherwise): kept as its embedding until its text changes, instead of the provider’s',
+}));
+const CreateWithVector = Strict({ ...CreateBody.properties, embedding }, { required: CreateBody.required });
+const UpdateWithVector = Strict({ ...UpdateBody.properties, embedding }, { minProperties: 1 });
+/** search_context: the words and how they match, a type, a page, and a budget whose cursor continues a page it cut. */
 const SearchToolInput = Strict(
   {
     q: { ...ListQuery.properties.q, minLength: 1 },
+    match: ListQuery.properties.match,
     nodeType: ListQuery.properties.nodeType,
     page: ListQuery.properties.page,
     limit: ListQuery.properties.limit,
@@ -29,7 +39,7 @@ const links = { tag: 'Links' } as const;
 const viewers = { kind: 'workspace', minRole: 'viewer' } as const;
 const editors = { kind: 'workspace', minRole: 'editor' } as const;
 
-export function nodeRoutes(services: { nodes: NodeService; nodeImport: NodeImportService }): AnyOperation[] {
+export function nodeRoutes(services: { nodes: NodeService; nodeImport: NodeImportService; embeddings: EmbeddingService }): AnyOperation[] {
   return [
     defineOperation({
       ...nodes, method: 'get', path: '/api/v1/workspaces/:workspaceId/context-nodes', operationId: 'listContextNodes', summary: 'List or search context nodes',
@@ -53,10 +63,15 @@ export function nodeRoutes(services: { nodes: NodeService; nodeImport: NodeImpor
     defineOperation({
       ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes', operationId: 'createContextNode', summary: 'Create a context node',
       description: 'Defaults: nodeType reference, importance 50, readFirst and edgeCaseOnly false. A slug taken by another node is 409 slug_taken; without a slug one is made from the title (-2, -3, … when taken). Wikilinks in content become links at once, and wikilinks of other nodes waiting for this slug resolve to it.',
-      access: editors, params: WorkspacePath, body: CreateBody,
+      access: editors, params: WorkspacePath, body: CreateWithVector,
       responses: { 201: { description: 'The node, with its links', schema: NodeDetailSchema } },
       errors: [409],
-      run: ({ caller, body }) => services.nodes.create(caller, body),
+      run: async ({ caller, body: { embedding, ...body } }) => {
+        if (embedding) await services.embeddings.checkVector(embedding, '/embedding');
+        const node = await services.nodes.create(caller, body);
+        if (embedding) await services.embeddings.storeClientVector(caller.workspaceId, node, embedding);
+        return node;
+      },
     }),
     defineOperation({
       ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes/import', operationId: 'importContextNodes', idempotent: true, summary: 'Create, update and archive many context nodes at once',
@@ -89,10 +104,16 @@ export function nodeRoutes(services: { nodes: NodeService; nodeImport: NodeImpor
     defineOperation({
       ...nodes, method: 'patch', path: '/api/v1/workspaces/:workspaceId/context-nodes/:nodeId', operationId: 'updateContextNode', summary: 'Change a context node',
       description: 'Any combination of title, description, slug, content, nodeType, agentSummary (null clears it), importance, readFirst and edgeCaseOnly; other fields are 400. updatedAt moves on every edit. A content change re-syncs its wikilinks (manual links are never touched); a new slug resolves the wikilinks waiting for it.',
-      access: editors, params: NodePath, body: UpdateBody,
+      access: editors, params: NodePath, body: UpdateWithVector,
       responses: { 200: { description: 'The updated node, with its links', schema: NodeDetailSchema } },
       errors: [409],
-      run: ({ caller, params, body }) => services.nodes.update(caller, params.nodeId, body),
+      run: async ({ caller, params, body: { embedding, ...changes } }) => {
+        if (embedding) await services.embeddings.checkVector(embedding, '/embedding');
+        // A vector alone changes nothing else of the node (nor its updatedAt, the version the vector is kept for).
+        const node = Object.keys(changes).length > 0 || !embedding ? await services.nodes.update(caller, params.nodeId, changes) : await services.nodes.get(caller, params.nodeId);
+        if (embedding) await services.embeddings.storeClientVector(caller.workspaceId, node, embedding);
+        return node;
+      },
       tool: {
         name: 'set_node_names',
         title: 'Set a context node’s aliases and tags',

@@ -138,7 +138,16 @@ export const ListQuery = Strict({
   ...PageQuery,
   q: Type.Optional(Type.String({
     maxLength: 500,
-    description: 'Full-text search over title, aliases, description, content and agentSummary: every word must match, a word of letters and digits also as a prefix. Any text is accepted; special characters are plain text.',
+    description:
+      'Full-text search over title, aliases, description, content and agentSummary. A sentence is read as a question: any of its words may match, '
+      + 'ranked by BM25, with nodes that have the words adjacent in the order given, then nodes that have every word, weighted well ahead. '
+      + 'Stop words (the, of, which, … in English, French, German, Spanish, Italian, Portuguese and Dutch) are left out unless q is nothing else. '
+      + 'A word of letters and digits also matches as a prefix (launch finds launches); the first 32 words are searched. Strict forms: +word '
+      + 'requires the word, a "quoted phrase" requires its words adjacent in that order, and match=all requires every word. Any text is '
+      + 'accepted; other special characters are plain text.',
+  })),
+  match: Type.Optional(literals(['any', 'all'] as const, {
+    description: 'How the words of q must match: any (default; the best matches first) or all (every word but stop words must match)',
   })),
 });
 export const LinkBody = Strict({ targetId: Id('A context node of the same workspace'), linkType: LinkTypeSchema }, { required: ['targetId', 'linkType'] });

@@ -1,17 +1,102 @@
+import { isStopWord } from './stop-words.js';
+
+/** `any`: a sentence is a question, any word may match; `all`: every word must match. */
+export type WordsMatch = 'any' | 'all';
+
+// Lucene adds up the scores of the clauses a node matches (its term scores are BM25), so these boosts order the
+// answers: the words adjacent in the order given first, then nodes with every word, then the rest by BM25. They
+// are weights, not tiers: high enough that a node with the words in its title, description and content alike
+// stays behind one that has them once, adjacent, since the score of each field adds up too.
+const phraseBoost = 16;
+const allWordsBoost = 4;
+// A prefix query scores a constant per field matched, however common the word: kept small so that it finds
+// `launches` for `launch` without outweighing the BM25 of a real word.
+const prefixBoost = 0.1;
+// Lucene refuses a query of more than 1,024 clauses, and each distinct word makes up to four for each of the five
+// indexed fields: the words past this many (stop words aside) are left out, but for the phrase (one clause a field).
+const maxWords = 32;
+
+interface Part {
+  /** Lowercased; a quoted phrase's words separated by one space. */
+  text: string;
+  /** Quoted: matched exactly, as a phrase (or a word, without its prefix). */
+  exact: boolean;
+  required: boolean;
+  stop: boolean;
+}
+
+const searchable = /[\p{L}\p{N}]/u;
+const plainWord = /^[\p{L}\p{N}]+$/u;
+
 /**
- * The Lucene query for a user's search words, so that any input is a valid query: each whitespace-separated
- * word must match (AND), as a phrase with `"` and `\` escaped (so operators, wildcards and other special
- * characters are plain text); a word of letters and digits also matches as a prefix (`launch` finds
- * `launches`). Words are lowercased first, so AND/OR/NOT are never operators. Undefined for a blank query.
+ * The Lucene query (for the full-text index context_node_text) for a user's search text; undefined when it holds
+ * nothing searchable (no letter or digit). With `any`, any word may match, ranked by BM25, with nodes matching
+ * the text as a phrase (stop words at either end aside) first and then nodes matching every word; stop words are
+ * dropped unless the text is nothing else. `+word` makes a word required and a "quoted phrase" is required as a phrase, in either mode; with
+ * `all`, every word is required. Every word is quoted with `"` and `\` escaped and lowercased, so operators,
+ * field names and wildcards are plain text and any input is a valid query; a word of letters and digits also
+ * matches as a prefix (`launch` finds `launches`).
  */
-export function luceneQuery(q: string): string | undefined {
-  const words = q.trim().split(/\s+/).filter(Boolean);
-  if (!words.length) return undefined;
-  return words
-    .map((word) => {
-      const lower = word.toLowerCase();
-      const phrase = `"${lower.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-      return /^[\p{L}\p{N}]+$/u.test(lower) ? `+(${phrase} OR ${lower}*)` : `+${phrase}`;
-    })
-    .join(' ');
+export function wordsQuery(q: string, match: WordsMatch = 'any'): string | undefined {
+  const parts = partsOf(q);
+  const onlyStopWords = parts.every((part) => part.stop);
+  const searched: Part[] = [];
+  for (const part of parts) {
+    if (part.stop && !part.required && !onlyStopWords) continue;
+    const same = searched.findIndex((other) => other.text === part.text);
+    // A word given twice is searched once, the strict way when one of them is: `launch +launch` requires it.
+    if (same >= 0) searched[same] = part.required && !searched[same]!.required ? part : searched[same]!;
+    else if (searched.length < maxWords) searched.push(part);
+  }
+  if (!searched.length) return undefined;
+  const required = searched.filter((part) => part.required);
+  const words = searched.filter((part) => !part.required).map((part) => part.text);
+
+  const clauses = required.map((part) => `+${part.exact ? quoted(part.text) : wordClause(part.text)}`);
+  if (match === 'all') clauses.push(...words.map((word) => `+${wordClause(word)}`));
+  const phrase = phraseOf(parts, onlyStopWords);
+  if (phrase.length > 1) clauses.push(`${quoted(phrase.map((part) => part.text).join(' '))}^${phraseBoost}`);
+  if (match === 'any') {
+    if (words.length > 1) clauses.push(`(${words.map((word) => `+${wordClause(word)}`).join(' ')})^${allWordsBoost}`);
+    clauses.push(...words.map(wordClause));
+  }
+  // Clauses are joined by the default operator (OR): an explicit OR after a `+clause` would make it optional.
+  return clauses.join(' ');
+}
+
+/** The words and "quoted phrases" of a search text, in order, each with its leading `+` and edge punctuation taken off. */
+function partsOf(q: string): Part[] {
+  const parts: Part[] = [];
+  for (const [, plus, phrase, word] of q.normalize('NFC').matchAll(/(\+*)(?:"([^"]*)"|(\S+))/gu)) {
+    if (phrase !== undefined) {
+      if (!searchable.test(phrase)) continue;
+      const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+      parts.push({ text: words.join(' '), exact: true, required: true, stop: words.every(isStopWord) });
+      continue;
+    }
+    // Punctuation around a word is the sentence's (`Story?`, `(launch)`), not the word's; `C++` keeps its pluses.
+    const text = (word ?? '').toLowerCase().replace(/^\p{P}+|\p{P}+$/gu, '');
+    if (!searchable.test(text)) continue;
+    parts.push({ text, exact: false, required: plus !== '', stop: isStopWord(text) });
+  }
+  return parts;
+}
+
+/**
+ * The parts whose adjacency ranks first: all of them but the stop words at either end, which would otherwise
+ * decide between nodes (`the launch` is not a better match for `launch` than `a launch`). Those in between stay,
+ * since the index keeps them in place: `lord of the rings`.
+ */
+function phraseOf(parts: Part[], onlyStopWords: boolean): Part[] {
+  if (onlyStopWords) return parts;
+  const kept = parts.flatMap((part, i) => (part.stop && !part.required ? [] : [i]));
+  return kept.length ? parts.slice(kept[0], kept[kept.length - 1]! + 1) : [];
+}
+
+function wordClause(word: string): string {
+  return plainWord.test(word) ? `(${quoted(word)} OR ${word}*^${prefixBoost})` : quoted(word);
+}
+
+function quoted(text: string): string {
+  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

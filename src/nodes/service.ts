@@ -13,7 +13,7 @@ import { namesChange } from './names.js';
 import { normaliseNodeFields, normaliseTags, withDefaults } from './node-fields.js';
 import { type ListFilter, NodeRepository } from './repository.js';
 import type { ContextNode, CreateNodeInput, Link, ListNodesQuery, NodeDetail, NodePage, NodeStatus, SourceType, UpdateNodeInput } from './schemas.js';
-import { luceneQuery } from './search-query.js';
+import { wordsQuery } from './search-query.js';
 import { syncWikilinks } from './wikilink-sync.js';
 import { maxWikilinkTargets, nameKey, parseWikilinks, wikilinkTarget } from './wikilinks.js';
 
@@ -181,7 +181,9 @@ export class NodeService {
       });
     }
     const status = query.status ?? (query.archived === undefined ? 'live' : query.archived ? 'archived' : 'live');
-    const search = query.q === undefined ? undefined : luceneQuery(query.q);
+    const search = query.q === undefined ? undefined : wordsQuery(query.q, query.match);
+    // Text with no letter or digit (`?`, `***`) searches for nothing rather than listing everything, as a blank q does.
+    if (search === undefined && query.q?.trim()) return pageOf('nodes', [], query, 0);
     const filter: ListFilter = {
       nodeType: query.nodeType ?? null,
       tag: query.tag === undefined ? null : (normaliseTags([query.tag])[0] ?? '').toLowerCase(),

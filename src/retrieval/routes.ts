@@ -8,6 +8,9 @@ import { PlaybookRef } from '../playbooks/schemas.js';
 import type { PlaybookService } from '../playbooks/service.js';
 import { MaxTokensInput, answer, withShare } from '../tokens/answer-budget.js';
 import type { RetrievalService } from './service.js';
+import type { ContextQueryService } from './query-service.js';
+import { ContextQueryAnswer, ContextQueryBody } from './query-schemas.js';
+import { validatePart } from '../api/validation.js';
 import { BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema } from './schemas.js';
 
 const readers = { kind: 'workspace', minRole: 'viewer' } as const;
@@ -29,8 +32,9 @@ const BundleToolInput = Strict({ playbook: PlaybookRef, ...propertiesWithout(Bun
 const ManifestToolInput = Strict({ playbook: PlaybookRef, ...propertiesWithout(ManifestQuery, 'playbookId'), maxTokens }, { required: ['playbook'] });
 const FollowToolInput = Strict({ node: NodeRef, ...FollowQuery.properties, maxTokens }, { required: ['node'] });
 const UpdatesToolInput = Strict({ ...UpdatesQuery.properties, maxTokens }, { required: ['since'] });
+const FindToolInput = Strict({ ...propertiesWithout(ContextQueryBody, 'vector', 'maxTokens'), maxTokens }, { required: ['q'] });
 
-export function retrievalRoutes(services: { retrieval: RetrievalService; playbooks: PlaybookService; nodes: NodeService }): AnyOperation[] {
+export function retrievalRoutes(services: { retrieval: RetrievalService; playbooks: PlaybookService; nodes: NodeService; contextQuery: ContextQueryService }): AnyOperation[] {
   /**
    * A tool call that names its playbook as an agent knows it: the operation's query with the playbook's id, and
    * one copy's share of the tool's budget as the REST answer's (whose budget is its JSON body's).
@@ -88,6 +92,36 @@ export function retrievalRoutes(services: { retrieval: RetrievalService; playboo
         input: ManifestToolInput,
         output: ManifestSchema,
         run: (args, call) => byPlaybook(args, call, (query) => call.operation({ query: query as ManifestQuery })),
+      },
+    }),
+    defineOperation({
+      ...base, method: 'post', path: '/api/v1/workspaces/:workspaceId/context/query', operationId: 'queryContext',
+      summary: 'Context for a question: nodes found by its words and its meaning, and the nodes linked from them',
+      description:
+        'Seeds come from the fusion of a BM25 words search and an embeddings search of the question (docs/retrieval.md); the walk then follows links ' +
+        'from the best seeds as a bundle does (requires always follows; superseded nodes and nodes with open outdated/incorrect feedback rank last). ' +
+        'Every node says why it is there. Only reads: sending it again is safe. ' + meteredDescription.replace('the parameters', 'the body'),
+      metered: true, idempotent: true,
+      cache: { when: (body: ContextQueryAnswer) => !body.query.degraded },
+      params: WorkspacePath, body: ContextQueryBody,
+      responses: {
+        200: { description: 'The ranked nodes', schema: ContextQueryAnswer, headers: meteredHeaders },
+        304: { description: 'Not modified: the If-None-Match ETag is current', headers: meteredHeaders },
+      },
+      errors: [404, 429, 503],
+      run: ({ caller, body }) => services.contextQuery.query(caller, body),
+      tool: {
+        name: 'find_context',
+        title: 'Find context for a question',
+        description:
+          'The context nodes that answer a question or task written as a sentence, in any language: found by its words and its meaning, ' +
+          'then the nodes linked from the best ones (depth hops; requires links always). Each node says why it is there (matched by meaning or words, ' +
+          'with the section; or linked from which node by which link). Use it when no playbook covers the task. ' +
+          'Fits in maxTokens like get_bundle; cursor continues. Counts one retrieval against the workspace’s monthly quota.',
+        input: FindToolInput,
+        output: ContextQueryAnswer,
+        run: ({ maxTokens, ...args }, call) =>
+          withShare(call.budget(maxTokens), (share) => call.operation({ body: validatePart<ContextQueryBody>(ContextQueryBody, { ...args, maxTokens: share }, 'body') })),
       },
     }),
     defineOperation({

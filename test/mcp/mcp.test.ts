@@ -53,12 +53,12 @@ describe('MCP over Streamable HTTP', function () {
   // The first calls plan the retrieval statements on a loaded machine.
   this.timeout(120_000);
 
-  it('lists the ten tools, each with input and output schemas and read-only/destructive hints', async () => {
+  it('lists the eleven tools, each with input and output schemas and read-only/destructive hints', async () => {
     const g = await graph();
     const client = await mcpClient(g.workspace);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).to.have.members([
-      'list_playbooks', 'get_bundle', 'get_manifest', 'get_node', 'follow_links', 'search_context', 'get_updates', 'annotate', 'set_node_names', 'give_feedback',
+      'list_playbooks', 'get_bundle', 'get_manifest', 'get_node', 'find_context', 'follow_links', 'search_context', 'get_updates', 'annotate', 'set_node_names', 'give_feedback',
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).to.equal('object');
@@ -95,6 +95,13 @@ describe('MCP over Streamable HTTP', function () {
 
     const node = await callOk(client, 'get_node', { node: g.node.guide.slug });
     expect(node).to.include({ id: g.id.guide, content: 'How to do the thing, step by step.' });
+
+    // Embeddings are off on this service: a question is searched by its words, and counted as a retrieval.
+    const counted = await usage(w);
+    const found = await callOk(client, 'find_context', { q: 'How do I do the thing, step by step?', depth: 0 });
+    expect(found.query).to.deep.include({ mode: 'words', model: null });
+    expect(found.nodes[0]).to.deep.include({ id: g.id.guide, reason: { kind: 'matched', by: ['words'], section: null } });
+    expect((await usage(w)) - counted).to.equal(1);
 
     const follow = await callOk(client, 'follow_links', { node: g.id.guide });
     expect(follow.nodes.map((n: any) => n.id)).to.deep.equal([g.id.detail]);
@@ -272,7 +279,7 @@ describe('MCP over stdio (playbooks-mcp)', function () {
     // A line on stdout that is not JSON-RPC would fail the connection or a call below.
     await client.connect(transport);
     const { tools } = await client.listTools();
-    expect(tools).to.have.length(10);
+    expect(tools).to.have.length(11);
     const before = await usage(w);
     const bundle = await callOk(client, 'get_bundle', { playbook: g.playbookId });
     expect(bundle.nodes.map((n: any) => n.id)).to.deep.equal([g.id.guide, g.id.detail]);

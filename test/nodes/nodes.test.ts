@@ -361,11 +361,11 @@ describe('context nodes', () => {
       expect(ids(await listNodes(ws, { q: 'zebra' }))).to.deep.equal([summaryOnly.id]);
     });
 
-    it('matches case-insensitively, by prefix, and needs every word', async () => {
+    it('matches case-insensitively, by prefix, and needs every word with match=all', async () => {
       expect(ids(await listNodes(ws, { q: 'LAUNCH' }))).to.deep.equal([launch.id]);
       expect(ids(await listNodes(ws, { q: 'quart' }))).to.deep.equal([launch.id]);
-      expect(ids(await listNodes(ws, { q: 'launch plan' }))).to.deep.equal([launch.id]);
-      expect(ids(await listNodes(ws, { q: 'launch voice' }))).to.deep.equal([]);
+      expect(ids(await listNodes(ws, { q: 'launch plan', match: 'all' }))).to.deep.equal([launch.id]);
+      expect(ids(await listNodes(ws, { q: 'launch voice', match: 'all' }))).to.deep.equal([]);
     });
 
     it('sees a committed write at once', async () => {

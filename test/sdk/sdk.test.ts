@@ -188,6 +188,11 @@ describe('TypeScript client (sdk/)', () => {
       expect(manifest.truncated).to.equal(true);
       const followed = await client.context.follow(node.id, { linkType: ['references'] });
       expect(followed.nodes.map((n) => n.id)).to.deep.equal([next.id]);
+      // Embeddings are off here, so a question is searched by its words (test/embeddings/providers.test.ts asks a model).
+      const asked = await client.context.query({ q: node.title, depth: 0, mode: 'hybrid', limit: 10 });
+      expect(asked.query.mode).to.equal('words');
+      expect(asked.nodes.map((n) => n.id)).to.include(node.id);
+      expect((await client.context.embeddings()).state).to.equal('off');
       const page = await client.context.updatesPage({ since });
       expect(page.nodes.map((n) => n.id)).to.include.members([node.id, next.id]);
       const all: string[] = [];

@@ -9,6 +9,8 @@ export interface ApiProcess {
   url: string;
   /** SIGTERM, then SIGKILL after 10 s; resolves with how the process ended (`signal` is SIGKILL if it had to be killed). */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL at once, as a crash would (nothing flushed, nothing released); resolves once it exited. */
+  kill(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
@@ -36,6 +38,8 @@ export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise
       // The key the authorization server's keys are sealed with in Neo4j, as every process of a deployment shares it.
       SECRETS_KEY: env.config.secretsKey,
       LOG_LEVEL: 'warn',
+      // Embeddings only where a test asks for them (test/support/embeddings.ts): the model's CPU is not every test's cost.
+      ...(extraEnv.EMBEDDINGS_URL || extraEnv.EMBEDDINGS ? {} : { EMBEDDINGS: 'off' }),
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -51,6 +55,12 @@ export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise
     clearTimeout(timer);
     return ended;
   };
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+    child.kill('SIGKILL');
+    return exited;
+  };
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the second API process exited (${child.exitCode}): ${output}`);
@@ -65,5 +75,5 @@ export async function startApiProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { url, stop };
+  return { url, stop, kill };
 }

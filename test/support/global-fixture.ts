@@ -1,6 +1,7 @@
 import { freePort } from '../../src/infra/local-deps.js';
 import { createLogger, startService } from '../../src/runtime.js';
 import { startTestDependencies } from './dependencies.js';
+import { stopEmbeddingServer } from './embeddings.js';
 import { env, testConfig } from './harness.js';
 
 /** Mocha global fixtures: Neo4j, Redis and one API are started once for the whole run. */
@@ -16,5 +17,6 @@ export async function mochaGlobalSetup(): Promise<void> {
 
 export async function mochaGlobalTeardown(): Promise<void> {
   await env.service?.stop();
+  await stopEmbeddingServer();
   await env.deps?.stop();
 }

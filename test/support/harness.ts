@@ -35,6 +35,8 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     WEBHOOK_TIMEOUT_MS: '2000',
     // Every API of the run names the same authorization server, so a token issued through one works on all.
     ...(env.config ? { PUBLIC_URL: env.config.publicUrl } : {}),
+    // Embeddings only where a test asks for them (test/support/embeddings.ts): the model's CPU is not every test's cost.
+    ...(overrides.EMBEDDINGS_URL || overrides.EMBEDDINGS ? {} : { EMBEDDINGS: 'off' }),
     ...overrides,
   });
 }

@@ -19,6 +19,8 @@ export default function GraphPage() {
   const search = new URLSearchParams(useSearch());
   const [, navigate] = useLocation();
   const playbookId = search.get('playbook') ?? '';
+  // A node picked out from elsewhere (Find's "show in graph"): marked like a found node, and named above the graph.
+  const focusId = search.get('focus') ?? '';
   const [depth, setDepth] = useState(2);
   const [includeArchived, setIncludeArchived] = useState(false);
   const [hiddenTypes, setHiddenTypes] = useState<Set<string>>(new Set());
@@ -68,7 +70,8 @@ export default function GraphPage() {
     return graph.data.nodes.filter((n) => `${n.title} ${n.slug}`.toLowerCase().includes(words)).slice(0, 20);
   }, [graph.data, filter]);
   // Selected: the playbook whose neighbourhood this is, and the nodes the search below finds; their labels always show.
-  const marked = useMemo(() => new Set([...(playbookId ? [playbookId] : []), ...listed.map((n) => n.id)]), [playbookId, listed]);
+  const marked = useMemo(() => new Set([...(playbookId ? [playbookId] : []), ...(focusId ? [focusId] : []), ...listed.map((n) => n.id)]), [playbookId, focusId, listed]);
+  const focused = focusId ? graph.data?.nodes.find((n) => n.id === focusId) : undefined;
 
   return (
     <>
@@ -109,6 +112,11 @@ export default function GraphPage() {
       {graph.isPending && <Loading what="Loading the graph" />}
       <ErrorNote error={graph.error} />
       {graph.data?.truncated && <p role="status">The graph is cut at {query.limit} nodes.</p>}
+      {focusId && graph.data && (
+        <p role="status" data-testid="graph-focus" data-node-id={focused ? focusId : undefined}>
+          {focused ? <>Showing <Link href={focused.kind === 'playbook' ? `/playbooks/${focusId}` : `/nodes/${focusId}`}>{focused.title}</Link>, labelled on the graph.</> : `Node ${focusId} is not in the graph shown.`}
+        </p>
+      )}
       <div className="graph-layout">
         {graph.data && <GraphView model={graph.data} hiddenTypes={hiddenTypes} bundle={bundle} marked={marked} onOpen={openNode} />}
         {playbookId && (

@@ -1,7 +1,8 @@
 // One page of a full-text search over the workspace's context nodes (index context_node_text: title, aliasText,
 // description, content, agentSummary). The index is updated just after each commit, so the search first waits
 // for the updates of every transaction committed before it: a committed write is found.
-// Params: $query (a Lucene query built by the service from the user's words, special characters escaped),
+// Params: $query (a Lucene query built from the user's words by wordsQuery, src/nodes/search-query.ts: every word
+// quoted, so special characters are text; its boosts make the score the relevance order),
 // $workspaceId, $nodeType (or null), $tag (or null: a tag the node must have), $status ('live'|'archived'|'all'),
 // $sort ('relevance'|'updated_at'|'created_at'|'title'|'importance'), $order ('asc'|'desc'), $skip, $limit.
 // Columns: total, nodes (as nodes/list). Ties are broken by id in the direction of $order.

@@ -12,6 +12,13 @@ export const contextPart = (ops: Operations) => {
     bundle: (query: Query<T.GetBundleData>, call?: CallOptions) => ops.send(op.getBundle, { path: ops.path(), query }, call),
     /** The same ranking without content, with summaries and token estimates; kept and revalidated like bundles. */
     manifest: (query: Query<T.GetManifestData>, call?: CallOptions) => ops.send(op.getManifest, { path: ops.path(), query }, call),
+    /**
+     * Context for a question asked as a sentence: nodes found by its words and its meaning, and the nodes linked
+     * from them, each with its reason. Counts as a retrieval; only reads, so it is retried like a GET.
+     */
+    query: (body: Body<T.QueryContextData>, call?: CallOptions) => ops.send(op.queryContext, { path: ops.path(), body }, call),
+    /** How far the embeddings of the workspace's nodes are, and the model and dimension in use. */
+    embeddings: (call?: CallOptions) => ops.send(op.getEmbeddingStatus, { path: ops.path() }, call),
     /** The nodes reached from one node by its links, ranked; not counted as a retrieval. */
     follow: (nodeId: string, query: Query<T.FollowLinksData> = {}, call?: CallOptions) =>
       ops.send(op.followLinks, { path: ops.path({ nodeId }), query }, call),

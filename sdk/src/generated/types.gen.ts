@@ -575,6 +575,55 @@ export type Problem = {
     }>;
 };
 
+export type QueryNode = {
+    id: string;
+    slug: string;
+    title: string;
+    nodeType: string;
+    description: string | null;
+    content: string | null;
+    importance: number;
+    updatedAt: string;
+    /**
+     * Relevance relative to the best node of the ranking (1); comparable within one answer only
+     */
+    score: number;
+    reason: QueryReason;
+};
+
+export type QueryReason = {
+    /**
+     * matched: found by the question itself; linked: reached along a link from a node of the answer
+     */
+    kind: 'matched' | 'linked';
+    /**
+     * matched: which searches found it
+     */
+    by?: Array<'meaning' | 'words'>;
+    section?: string | null;
+    /**
+     * linked: the node the link was followed from
+     */
+    fromId?: string;
+    linkType?: 'requires' | 'references' | 'relates-to' | 'index-entry';
+    /**
+     * linked: out = fromId links to this node; in = this node links to fromId
+     */
+    direction?: 'out' | 'in';
+    /**
+     * linked: hops from the nearest match
+     */
+    depth?: number;
+    /**
+     * Present when the node ranks after every other: superseded (a live node or playbook supersedes it) and/or the types of open outdated/incorrect feedback about it
+     */
+    demotedBy?: Array<string>;
+    /**
+     * With playbookId: the node is in the playbook’s neighbourhood, which ranks first
+     */
+    nearPlaybook?: boolean;
+};
+
 export type RankReason = {
     kind: 'read-first' | 'requires' | 'references' | 'relates-to' | 'index-entry';
     fromId: string | null;
@@ -2911,9 +2960,13 @@ export type ListContextNodesData = {
         page?: number;
         limit?: number;
         /**
-         * Full-text search over title, aliases, description, content and agentSummary: every word must match, a word of letters and digits also as a prefix. Any text is accepted; special characters are plain text.
+         * Full-text search over title, aliases, description, content and agentSummary. A sentence is read as a question: any of its words may match, ranked by BM25, with nodes that have the words adjacent in the order given, then nodes that have every word, weighted well ahead. Stop words (the, of, which, … in English, French, German, Spanish, Italian, Portuguese and Dutch) are left out unless q is nothing else. A word of letters and digits also matches as a prefix (launch finds launches); the first 32 words are searched. Strict forms: +word requires the word, a "quoted phrase" requires its words adjacent in that order, and match=all requires every word. Any text is accepted; other special characters are plain text.
          */
         q?: string;
+        /**
+         * How the words of q must match: any (default; the best matches first) or all (every word but stop words must match)
+         */
+        match?: 'any' | 'all';
     };
     url: '/api/v1/workspaces/{workspaceId}/context-nodes';
 };
@@ -2992,6 +3045,10 @@ export type CreateContextNodeData = {
          */
         tags?: Array<string>;
         sourcePath?: string | null;
+        /**
+         * The node’s vector, of your own model, of the dimension in use (GET …/embeddings; 400 otherwise): kept as its embedding until its text changes, instead of the provider’s
+         */
+        embedding?: Array<number>;
     };
     headers?: {
         /**
@@ -3365,6 +3422,10 @@ export type UpdateContextNodeData = {
          */
         tags?: Array<string>;
         sourcePath?: string | null;
+        /**
+         * The node’s vector, of your own model, of the dimension in use (GET …/embeddings; 400 otherwise): kept as its embedding until its text changes, instead of the provider’s
+         */
+        embedding?: Array<number>;
     };
     path: {
         /**
@@ -4134,6 +4195,142 @@ export type GetManifestResponses = {
 
 export type GetManifestResponse = GetManifestResponses[keyof GetManifestResponses];
 
+export type QueryContextData = {
+    body?: {
+        /**
+         * The question or task, in any language, as a sentence: searched by its words (any word, BM25) and by its meaning (embeddings)
+         */
+        q?: string;
+        /**
+         * A query vector of your own, of the dimension in use (GET …/embeddings): searched by meaning instead of embedding q
+         */
+        vector?: Array<number>;
+        /**
+         * A playbook (id or slug) whose neighbourhood (nodes it links to, and theirs) ranks first among the results
+         */
+        playbookId?: string;
+        /**
+         * Hops of links walked from the best matches (0: matches only); requires links are followed past it
+         */
+        depth?: number;
+        nodeType?: NodeType;
+        /**
+         * Only nodes with this tag (ignoring case)
+         */
+        tag?: string;
+        /**
+         * hybrid: words and meaning fused; words: BM25 alone; meaning: embeddings alone. Hybrid without embeddings (off, or the provider down) searches by words
+         */
+        mode?: 'hybrid' | 'words' | 'meaning';
+        /**
+         * Nodes of one answer at most
+         */
+        limit?: number;
+        /**
+         * Token budget (o200k_base) of the whole JSON answer: nodes are taken in rank order while it fits; cursor continues after them. 400 when not even the answer without any node fits
+         */
+        maxTokens?: number;
+        /**
+         * The cursor of an earlier answer: the next nodes of the same ranking
+         */
+        cursor?: string;
+    };
+    headers?: {
+        /**
+         * Makes a retry safe: the same key with the same request within 24 hours replays the first successful answer (header Idempotent-Replayed: true) and writes nothing; the same key with another request is 422; while the first still runs, 409.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/context/query';
+};
+
+export type QueryContextErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Version is not a draft
+     */
+    409: Problem;
+    /**
+     * Body larger than 1 MiB
+     */
+    413: Problem;
+    /**
+     * Body that is not application/json
+     */
+    415: Problem;
+    /**
+     * Idempotency-Key reused with another request
+     */
+    422: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type QueryContextError = QueryContextErrors[keyof QueryContextErrors];
+
+export type QueryContextResponses = {
+    /**
+     * The ranked nodes
+     */
+    200: {
+        query: {
+            /**
+             * The searches that ran: hybrid falls back to words when no vector could be had
+             */
+            mode: 'hybrid' | 'words' | 'meaning';
+            depth: number;
+            model: string | null;
+            /**
+             * Present when meaning was asked for but the provider could not embed the question: searched by words alone (such an answer is not cached)
+             */
+            degraded?: true;
+        };
+        nodes: Array<QueryNode>;
+        /**
+         * Nodes of the whole ranking
+         */
+        rankedCount: number;
+        /**
+         * Nodes of the ranking after the ones returned
+         */
+        omittedCount: number;
+        /**
+         * Present when nodes were left out: ask again with it for the next ones
+         */
+        cursor?: string;
+    };
+};
+
+export type QueryContextResponse = QueryContextResponses[keyof QueryContextResponses];
+
 export type FollowLinksData = {
     body?: never;
     path: {
@@ -4324,6 +4521,139 @@ export type ContextUpdatesResponses = {
 };
 
 export type ContextUpdatesResponse = ContextUpdatesResponses[keyof ContextUpdatesResponses];
+
+export type GetEmbeddingStatusData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id
+         */
+        workspaceId: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspaceId}/embeddings';
+};
+
+export type GetEmbeddingStatusErrors = {
+    /**
+     * Invalid input (problem+json, with `errors` per field)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Monthly retrieval quota or per-key rate limit exceeded (with Retry-After)
+     */
+    429: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type GetEmbeddingStatusError = GetEmbeddingStatusErrors[keyof GetEmbeddingStatusErrors];
+
+export type GetEmbeddingStatusResponses = {
+    /**
+     * The status
+     */
+    200: {
+        /**
+         * off: no embeddings; client: vectors come from clients; embedding: nodes wait to be embedded; ready: every live node is; provider-unavailable: embedding waits on the provider
+         */
+        state: 'off' | 'client' | 'embedding' | 'ready' | 'provider-unavailable';
+        model: string | null;
+        dimension: number | null;
+        /**
+         * Live nodes
+         */
+        total: number;
+        /**
+         * Live nodes embedded from their current text
+         */
+        embedded: number;
+        /**
+         * Live nodes waiting to be embedded: found by their words now, by their meaning once embedded
+         */
+        pending: number;
+        /**
+         * The provider’s last failure, while embedding waits on it
+         */
+        error?: string;
+    };
+};
+
+export type GetEmbeddingStatusResponse = GetEmbeddingStatusResponses[keyof GetEmbeddingStatusResponses];
+
+export type AdminEmbeddingStatusData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/embeddings';
+};
+
+export type AdminEmbeddingStatusErrors = {
+    /**
+     * Missing, unknown or revoked key
+     */
+    401: Problem;
+    /**
+     * Role too low, or a key of the wrong kind
+     */
+    403: Problem;
+    /**
+     * Not found, or not visible to the caller
+     */
+    404: Problem;
+    /**
+     * Neo4j or Redis unreachable (with Retry-After)
+     */
+    503: Problem;
+};
+
+export type AdminEmbeddingStatusError = AdminEmbeddingStatusErrors[keyof AdminEmbeddingStatusErrors];
+
+export type AdminEmbeddingStatusResponses = {
+    /**
+     * The status
+     */
+    200: {
+        /**
+         * off: no embeddings; client: vectors come from clients; embedding: nodes wait to be embedded; ready: every live node is; provider-unavailable: embedding waits on the provider
+         */
+        state: 'off' | 'client' | 'embedding' | 'ready' | 'provider-unavailable';
+        model: string | null;
+        dimension: number | null;
+        /**
+         * Live nodes
+         */
+        total: number;
+        /**
+         * Live nodes embedded from their current text
+         */
+        embedded: number;
+        /**
+         * Live nodes waiting to be embedded: found by their words now, by their meaning once embedded
+         */
+        pending: number;
+        /**
+         * The provider’s last failure, while embedding waits on it
+         */
+        error?: string;
+    };
+};
+
+export type AdminEmbeddingStatusResponse = AdminEmbeddingStatusResponses[keyof AdminEmbeddingStatusResponses];
 
 export type ListAnnotationsData = {
     body?: never;

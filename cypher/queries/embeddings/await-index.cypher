@@ -1,0 +1,2 @@
+// Waits until the vector index is online (after it is made, and while it is filled from the stored passages).
+CALL db.awaitIndex('chunk_embedding', 300)

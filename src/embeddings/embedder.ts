@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { RedisClient } from '../infra/redis.js';
+import { chunksOf } from './chunks.js';
+import { type EmbeddingProvider, ProviderUnavailable } from './provider.js';
+import type { EmbeddedNode, EmbeddingRepository, PendingNode } from './repository.js';
+
+/** What the embedder is doing, for the status endpoints. */
+export type EmbedderState = 'starting' | 'embedding' | 'idle' | 'provider-unavailable' | 'paused';
+
+export interface EmbedderDeps {
+  repo: EmbeddingRepository;
+  provider: EmbeddingProvider;
+  redis: RedisClient;
+  logger: Logger;
+  /** Tells every process that the workspace's graph changed: answers cached before the new passages are stale. */
+  graphChanged(workspaceId: string): Promise<void>;
+  /** Passages one provider request carries. */
+  batch: number;
+  /** How long an idle embedder waits before it looks again without being woken (writes of other processes). */
+  idleMs?: number;
+  /** Before the first round: the vector index made for the provider's dimension (retried like a round). */
+  prepare(): Promise<void>;
+}
+
+/** One process embeds at a time, holding this lease; it lapses when that process dies, and another takes over. */
+const leaseKey = 'embeddings:lease';
+const leaseMs = 60_000;
+/** Nodes read from the queue at a time: of a workspace just written to, and of the backlog (kept short, so that a write waits little). */
+const nodesPerRound = 32;
+const backlogPerRound = 8;
+
+/**
+ * The background worker that keeps every live node's passages embedded from its current text: never in a write's
+ * way. The queue is the graph itself (embeddings/pending.cypher: nodes whose embedded version is not their
+ * current one), so a kill loses nothing and a restart resumes where it was; a write wakes the worker of its
+ * process, and an idle worker looks again every few seconds for writes of other processes. One process of several
+ * embeds at a time (a Redis lease). A provider that fails delays embeddings (retried with growing waits), never a
+ * write or a words search.
+ */
+export class Embedder {
+  state: EmbedderState = 'starting';
+  /** The provider's last failure, while it lasts. */
+  lastError?: string;
+  private running = false;
+  private loop?: Promise<void>;
+  private wakeUp?: () => void;
+  private woken = false;
+  /** Workspaces written to since their queue was last found empty: they go before the backlog. */
+  private readonly dirty = new Set<string>();
+  private readonly owner = randomUUID();
+
+  constructor(private readonly deps: EmbedderDeps) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+    await this.deps.redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, leaseKey, this.owner).catch(() => undefined);
+  }
+
+  /** A node of the workspace was written: embed that workspace's pending nodes next, now rather than at the next idle check. */
+  wake(workspaceId?: string): void {
+    if (workspaceId) this.dirty.add(workspaceId);
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    let prepared = false;
+    while (this.running) {
+      let worked = false;
+      try {
+        if (!prepared) {
+          await this.deps.prepare();
+          prepared = true;
+        }
+        if (await this.holdLease()) worked = await this.round();
+        failures = 0;
+        if (this.state !== 'embedding') this.state = 'idle';
+        this.lastError = undefined;
+      } catch (err) {
+        if (!this.running) break;
+        failures += 1;
+        this.state = err instanceof ProviderUnavailable ? 'provider-unavailable' : 'paused';
+        this.lastError = (err as Error).message;
+        if (failures === 1) this.deps.logger.warn({ err: this.lastError }, 'embedding paused: will try again');
+      }
+      if (!worked && this.running) await this.pause(failures > 0 ? Math.min(30_000, 500 * 2 ** failures) : (this.deps.idleMs ?? 5_000));
+    }
+  }
+
+  /**
+   * One round: the pending nodes of a workspace written to lately, else a few of the whole backlog (oldest change
+   * first), embedded and stored. Whether there was anything to do.
+   */
+  private async round(): Promise<boolean> {
+    const { repo, provider } = this.deps;
+    const [workspaceId] = this.dirty;
+    const pending = await repo.pending(workspaceId ?? null, provider.model, workspaceId ? nodesPerRound : backlogPerRound);
+    if (pending.length === 0) {
+      if (workspaceId) {
+        this.dirty.delete(workspaceId);
+        return true;
+      }
+      this.state = 'idle';
+      await repo.removeOrphans(1_000);
+      return false;
+    }
+    this.state = 'embedding';
+    const embedded = await this.embed(pending);
+    const byWorkspace = new Map<string, EmbeddedNode[]>();
+    pending.forEach((node, i) => byWorkspace.set(node.workspaceId, [...(byWorkspace.get(node.workspaceId) ?? []), embedded[i]]));
+    for (const [workspaceId, nodes] of byWorkspace) {
+      await repo.store(workspaceId, provider.model, nodes);
+      await this.deps.graphChanged(workspaceId);
+    }
+    return true;
+  }
+
+  /** The nodes' passages, embedded in requests of `batch` passages. */
+  private async embed(nodes: PendingNode[]): Promise<EmbeddedNode[]> {
+    const chunked = nodes.map((node) => chunksOf(node));
+    const texts = chunked.flat().map((c) => c.text);
+    const vectors: number[][] = [];
+    for (let at = 0; at < texts.length; at += this.deps.batch) {
+      if (!this.running) throw new Error('stopping');
+      vectors.push(...(await this.deps.provider.embed(texts.slice(at, at + this.deps.batch), 'passage')));
+      await this.holdLease();
+    }
+    let next = 0;
+    return nodes.map((node, i) => ({
+      id: node.id,
+      updatedAt: node.updatedAt,
+      chunks: chunked[i].map((c) => ({ section: c.section, embedding: vectors[next++] })),
+    }));
+  }
+
+  /** Takes or renews the lease; without Redis every process embeds (storing is by version, so twice is harmless). */
+  private async holdLease(): Promise<boolean> {
+    try {
+      const script = "local v = redis.call('get', KEYS[1]) if v == false or v == ARGV[1] then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end return 0";
+      return (await this.deps.redis.eval(script, 1, leaseKey, this.owner, leaseMs)) === 1;
+    } catch {
+      return true;
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.woken = false;
+        this.wakeUp = undefined;
+        done();
+      };
+    });
+  }
+}

@@ -1,0 +1,147 @@
+import type { Caller } from '../auth/caller.js';
+import { decodeCursor, encodeCursor } from '../api/cursor.js';
+import type { EmbeddingService } from '../embeddings/service.js';
+import { AppError, notFound } from '../errors.js';
+import type { GraphExecutor } from '../infra/neo4j.js';
+import { linkTypeParams } from '../nodes/link-types.js';
+import { wordsQuery } from '../nodes/search-query.js';
+import { answerWithin } from '../tokens/token-fit.js';
+import type { ContextQueryAnswer, ContextQueryBody, QueryNode } from './query-schemas.js';
+import { type Candidate, type LinkStep, type Marks, admit, fuse, matchedReason, rank, walkSeeds } from './query-ranking.js';
+
+/** Nodes each side of the search gives the fusion. */
+const perSide = 50;
+/** Links followed from one node per step of the walk (the most important first). */
+const linksPerNode = 25;
+/** Steps of requires links followed past the walk's depth: what a node requires comes with it. */
+const requiresSteps = 8;
+/** The ranking an answer pages through: enough for several pages, bounded. */
+const rankedAtMost = 200;
+
+type Mode = ContextQueryBody['mode'];
+
+/**
+ * POST {ws}/context/query: the workspace's context for a question, as docs/retrieval.md tells it. Seeds come from
+ * the words (BM25) and the meaning (nearest passages) of the question, fused by reciprocal rank; then the walk
+ * follows links from the best seeds with a bundle's semantics; the whole ranking is ordered (query-ranking.ts) and
+ * its page fitted to maxTokens. The answer depends only on the graph (embeddings included), the body and the model,
+ * so its route keeps it in the response cache under the graph generation.
+ */
+export class ContextQueryService {
+  constructor(private readonly deps: { graph: GraphExecutor; embeddings: EmbeddingService; playbookIdOf(caller: Caller, ref: string): Promise<string> }) {}
+
+  async query(caller: Caller, body: ContextQueryBody): Promise<ContextQueryAnswer> {
+    const { workspaceId } = caller;
+    const { embeddings } = this.deps;
+    if (body.q === undefined && body.vector === undefined) throw invalid('/q', 'Give q (a question) or vector');
+    if (body.mode === 'words' && body.q === undefined) throw invalid('/q', 'mode words searches the words of q: give q');
+    if (body.vector) await embeddings.checkVector(body.vector, '/vector');
+    if (body.mode === 'meaning' && !body.vector && !embeddings.provider) {
+      throw invalid('/mode', embeddings.enabled ? 'Without a provider, meaning needs a vector: give vector' : 'Embeddings are off (EMBEDDINGS=off): search with mode words or hybrid');
+    }
+    const playbookId = body.playbookId === undefined ? null : await this.playbookOf(caller, body.playbookId);
+    const from = body.cursor ? decodeCursor(body.cursor, isOffset, '/cursor', 'body').after : 0;
+
+    const [words, meaning] = await Promise.all([this.wordsSide(workspaceId, body), this.meaningSide(workspaceId, body)]);
+    const mode: Mode = meaning && words ? 'hybrid' : meaning ? 'meaning' : 'words';
+    // Asked for meaning, with a provider that could not embed the question now.
+    const degraded = body.mode !== 'words' && !meaning && !body.vector && embeddings.provider !== undefined;
+    const seeds = fuse(words ?? [], meaning ?? []);
+    const candidates = new Map<string, Candidate>(seeds.map((s) => [s.id, { id: s.id, score: s.score, reason: matchedReason(s) }]));
+    const own = new Map(seeds.map((s) => [s.id, s.score]));
+    await this.walk(workspaceId, candidates, own, seeds.slice(0, walkSeeds).map((s) => s.id), body.depth);
+
+    const marks = await this.marks(workspaceId, [...candidates.keys()], playbookId, body);
+    const ranked = rank([...candidates.values()].filter((c) => marks.has(c.id)), marks).slice(0, rankedAtMost);
+    const page = ranked.slice(from, from + body.limit);
+    const top = ranked[0]?.score || 1;
+    const rows = await this.deps.graph.read<Omit<QueryNode, 'score' | 'reason'> & { tokenCount: number | null }>('retrieval/query-nodes', { workspaceId, ids: page.map((c) => c.id) });
+    const nodes: QueryNode[] = rows.map(({ tokenCount: _, ...row }, i) => ({ ...row, score: round(page[i].score / top), reason: reasonOf(page[i], marks.get(page[i].id)!, playbookId !== null) }));
+    const answerOf = (kept: number): ContextQueryAnswer => {
+      const next = from + kept;
+      return {
+        query: { mode, depth: body.depth, model: meaning ? embeddings.model : null, ...(degraded ? { degraded: true as const } : {}) },
+        nodes: nodes.slice(0, kept),
+        rankedCount: ranked.length,
+        omittedCount: ranked.length - next,
+        ...(next < ranked.length ? { cursor: encodeCursor({ after: next }) } : {}),
+      };
+    };
+    return answerWithin(nodes.length, body.maxTokens, answerOf, (i) => JSON.stringify(nodes[i]));
+  }
+
+  private async playbookOf(caller: Caller, ref: string): Promise<string> {
+    const id = await this.deps.playbookIdOf(caller, ref);
+    const [row] = await this.deps.graph.read('retrieval/playbook-exists', { workspaceId: caller.workspaceId, playbookId: id });
+    if (!row) throw notFound('Playbook');
+    return id;
+  }
+
+  /** Node ids best first by BM25, or undefined when the words are not searched. */
+  private async wordsSide(workspaceId: string, body: ContextQueryBody): Promise<string[] | undefined> {
+    if (body.mode === 'meaning' || body.q === undefined) return undefined;
+    const query = wordsQuery(body.q);
+    if (!query) return [];
+    const rows = await this.deps.graph.read('retrieval/query-words', { workspaceId, query, limit: perSide });
+    return rows.map((r) => r.id as string);
+  }
+
+  /** Node ids nearest by meaning with their best passage's section, or undefined when no vector could be had. */
+  private async meaningSide(workspaceId: string, body: ContextQueryBody): Promise<{ id: string; section: string | null }[] | undefined> {
+    if (body.mode === 'words') return undefined;
+    const { embeddings } = this.deps;
+    const vector = body.vector ?? (body.q !== undefined ? await embeddings.questionVector(body.q) : undefined);
+    if (!vector) {
+      if (body.mode === 'meaning') throw new AppError('service_unavailable', 'The embeddings provider cannot embed the question now: try again, or search with mode words', { headers: { 'Retry-After': '5' } });
+      return undefined;
+    }
+    return embeddings.nearest(workspaceId, vector, perSide);
+  }
+
+  /**
+   * Walks `depth` steps of links of any type from the seeds; then follows requires links out of every candidate,
+   * up to requiresSteps deep, so that what a node of the answer requires comes with it.
+   */
+  private async walk(workspaceId: string, candidates: Map<string, Candidate>, own: Map<string, number>, seeds: string[], depth: number): Promise<void> {
+    const steps = (frontier: string[], requiresOnly: boolean) =>
+      this.deps.graph.read<LinkStep>('retrieval/query-links', { workspaceId, frontier, requiresOnly, perNode: linksPerNode });
+    let frontier = seeds;
+    for (let step = 1; step <= depth && frontier.length > 0; step++) {
+      frontier = admit(candidates, await steps(frontier, false), step, own);
+    }
+    const followed = new Set<string>();
+    frontier = [...candidates.keys()];
+    for (let step = 1; step <= requiresSteps && frontier.length > 0; step++) {
+      frontier.forEach((id) => followed.add(id));
+      const rows = await steps(frontier, true);
+      admit(candidates, rows, step, own);
+      frontier = [...new Set(rows.map((r) => r.toId))].filter((id) => !followed.has(id));
+    }
+  }
+
+  /** What ranks the candidates beyond their scores; nodes the filters leave out (or archived meanwhile) are absent. */
+  private async marks(workspaceId: string, ids: string[], playbookId: string | null, body: ContextQueryBody): Promise<Map<string, Marks>> {
+    const rows = await this.deps.graph.read('retrieval/query-marks', { workspaceId, ids, playbookId, ...linkTypeParams });
+    const tag = body.tag?.toLowerCase();
+    return new Map(
+      rows
+        .filter((r) => (!body.nodeType || r.nodeType === body.nodeType) && (!tag || (r.tags as string[]).some((t) => t.toLowerCase() === tag)))
+        .map((r) => [r.id as string, { superseded: r.superseded as boolean, flags: r.flags as string[], nearPlaybook: r.nearPlaybook as boolean }]),
+    );
+  }
+}
+
+const round = (n: number) => Math.round(n * 10_000) / 10_000;
+
+const apiLinkType = { REQUIRES: 'requires', REFERENCES: 'references', RELATES_TO: 'relates-to', INDEX_ENTRY: 'index-entry' } as const;
+
+function reasonOf(candidate: Candidate, marks: Marks, withPlaybook: boolean): QueryNode['reason'] {
+  const { reason } = candidate;
+  const demotedBy = [...(marks.superseded ? ['superseded'] : []), ...marks.flags];
+  const base = reason.kind === 'matched' ? { ...reason } : { ...reason, linkType: apiLinkType[reason.linkType] };
+  return { ...base, ...(demotedBy.length ? { demotedBy } : {}), ...(withPlaybook ? { nearPlaybook: marks.nearPlaybook } : {}) };
+}
+
+const invalid = (path: string, message: string) => new AppError('invalid_request', message, { errors: [{ path, message, in: 'body' }] });
+
+const isOffset = (value: any): value is { after: number } => Number.isInteger(value?.after) && value.after >= 0 && value.after <= rankedAtMost;
