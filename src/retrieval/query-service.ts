@@ -11,6 +11,8 @@ import { type Candidate, type LinkStep, type Marks, admit, fuse, matchedReason, 
 
 /** Nodes each side of the search gives the fusion. */
 const perSide = 50;
+/** Hits asked of the shared full-text index before they are kept to the workspace's (see query-words.cypher). */
+const wordsCandidates = 1_000;
 /** Links followed from one node per step of the walk (the most important first). */
 const linksPerNode = 25;
 /** Steps of requires links followed past the walk's depth: what a node requires comes with it. */
@@ -82,7 +84,10 @@ export class ContextQueryService {
     if (body.mode === 'meaning' || body.q === undefined) return undefined;
     const query = wordsQuery(body.q);
     if (!query) return [];
-    const rows = await this.deps.graph.read('retrieval/query-words', { workspaceId, query, limit: perSide });
+    const search = (candidates: number | null) => this.deps.graph.read('retrieval/query-words', { workspaceId, query, candidates, limit: perSide });
+    let rows = await search(wordsCandidates);
+    // The bounded search was filled by other workspaces' nodes: this one's best may lie past it.
+    if (rows.length < perSide && (rows[0]?.scanned ?? 0) >= wordsCandidates) rows = await search(null);
     return rows.map((r) => r.id as string);
   }
 
@@ -103,17 +108,16 @@ export class ContextQueryService {
    * up to requiresSteps deep, so that what a node of the answer requires comes with it.
    */
   private async walk(workspaceId: string, candidates: Map<string, Candidate>, own: Map<string, number>, seeds: string[], depth: number): Promise<void> {
-    const steps = (frontier: string[], requiresOnly: boolean) =>
-      this.deps.graph.read<LinkStep>('retrieval/query-links', { workspaceId, frontier, requiresOnly, perNode: linksPerNode });
     let frontier = seeds;
     for (let step = 1; step <= depth && frontier.length > 0; step++) {
-      frontier = admit(candidates, await steps(frontier, false), step, own);
+      const rows = await this.deps.graph.read<LinkStep>('retrieval/query-links', { workspaceId, frontier, perNode: linksPerNode });
+      frontier = admit(candidates, rows, step, own);
     }
     const followed = new Set<string>();
     frontier = [...candidates.keys()];
     for (let step = 1; step <= requiresSteps && frontier.length > 0; step++) {
       frontier.forEach((id) => followed.add(id));
-      const rows = await steps(frontier, true);
+      const rows = await this.deps.graph.read<LinkStep>('retrieval/query-requires', { workspaceId, frontier });
       admit(candidates, rows, step, own);
       frontier = [...new Set(rows.map((r) => r.toId))].filter((id) => !followed.has(id));
     }
