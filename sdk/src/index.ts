@@ -1,5 +1,6 @@
 export { PlaybooksClient, type PlaybooksClientOptions } from './client.js';
 export type { AnalystReportQuery, CsvAnswer } from './facade/analyst.js';
+export { reasonText } from './reasons.js';
 export { PlaybooksError, type PlaybooksErrorInit, type ProblemField } from './errors.js';
 export type { Paged, Pagination } from './paging.js';
 export type { QueryValue, RawRequest, RouteAnswer, RouteRequest } from './request.js';

@@ -42,8 +42,11 @@ export class EmbeddingRepository {
     await this.graph.read('embeddings/await-index');
   }
 
+  /** Nodes to embed, oldest change first: of one workspace, or of all (null). */
   pending(workspaceId: string | null, model: string, limit: number): Promise<PendingNode[]> {
-    return this.graph.read<PendingNode>('embeddings/pending', { workspaceId, model, limit });
+    return workspaceId === null
+      ? this.graph.read<PendingNode>('embeddings/pending', { model, limit })
+      : this.graph.read<PendingNode>('embeddings/pending-in-workspace', { workspaceId, model, limit });
   }
 
   /** Stores the passages of the nodes still at the version read; the ids of those stored. */
@@ -53,7 +56,9 @@ export class EmbeddingRepository {
   }
 
   async status(workspaceId: string | null, model: string): Promise<{ total: number; embedded: number }> {
-    const [row] = await this.graph.read('embeddings/status', { workspaceId, model });
+    const [row] = workspaceId === null
+      ? await this.graph.read('embeddings/status', { model })
+      : await this.graph.read('embeddings/status-in-workspace', { workspaceId, model });
     return { total: row?.total ?? 0, embedded: row?.embedded ?? 0 };
   }
 

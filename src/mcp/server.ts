@@ -63,8 +63,9 @@ export function mcpSurfaceOf(operations: AnyOperation[]): McpSurface {
   const byName = new Map(tools.map((op) => [op.tool.name, op]));
   const bundle = tools.find((op) => op.operationId === 'getBundle');
   if (!bundle) throw new Error('The prompts need the getBundle operation as a tool');
-  const toolList = tools.map(({ tool, method }): McpTool => {
-    const readOnly = method === 'get';
+  const toolList = tools.map(({ tool, method, cache }): McpTool => {
+    // A cached operation only reads, whatever its method (a context query is a POST for its body's sake).
+    const readOnly = method === 'get' || cache !== undefined;
     const replaces = tool.replaces ?? false;
     return {
       name: tool.name,

@@ -81,9 +81,11 @@ export function admit(candidates: Map<string, Candidate>, steps: LinkStep[], dep
   for (const step of [...steps].sort((a, b) => (a.fromId === b.fromId ? (a.toId < b.toId ? -1 : 1) : a.fromId < b.fromId ? -1 : 1))) {
     const from = candidates.get(step.fromId);
     if (!from) continue;
-    const passed = step.type === 'REQUIRES' && step.out ? from.score * 0.999 : passedOn(from.score, step);
     const mine = own.get(step.toId) ?? 0;
-    const score = Math.max(mine, passed) + tuning.bothBonus * Math.min(mine, passed);
+    // What a node requires comes right after it (or where its own match puts it, when that is higher).
+    const required = step.type === 'REQUIRES' && step.out;
+    const passed = required ? from.score * 0.999 : passedOn(from.score, step);
+    const score = required ? Math.max(mine, passed) : Math.max(mine, passed) + tuning.bothBonus * Math.min(mine, passed);
     const known = candidates.get(step.toId);
     if (known && known.score >= score) continue;
     if (!known) reached.push(step.toId);

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../errors.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import { linkTypeParams } from '../nodes/link-types.js';
 import { wordsQuery } from '../nodes/search-query.js';
-import { answerWithin } from '../tokens/token-fit.js';
+import { budgetTooSmall, longestFit, shortenToFit } from '../tokens/token-fit.js';
 import type { ContextQueryAnswer, ContextQueryBody, QueryNode } from './query-schemas.js';
 import { type Candidate, type LinkStep, type Marks, admit, fuse, matchedReason, rank, walkSeeds } from './query-ranking.js';
 
@@ -33,17 +33,46 @@ export class ContextQueryService {
   constructor(private readonly deps: { graph: GraphExecutor; embeddings: EmbeddingService; playbookIdOf(caller: Caller, ref: string): Promise<string> }) {}
 
   async query(caller: Caller, body: ContextQueryBody): Promise<ContextQueryAnswer> {
-    const { workspaceId } = caller;
+    this.check(body);
+    if (body.vector) await this.deps.embeddings.checkVector(body.vector, '/vector');
+    const playbookId = body.playbookId === undefined ? null : await this.playbookOf(caller, body.playbookId);
+    const from = body.cursor ? decodeCursor(body.cursor, isOffset, '/cursor', 'body').after : 0;
+    const { query, ranked, marks } = await this.ranking(caller.workspaceId, body, playbookId);
+    const page = ranked.slice(from, from + body.limit);
+    const top = ranked[0]?.score || 1;
+    const rows = await this.deps.graph.read<Omit<QueryNode, 'score' | 'reason'>>('retrieval/query-nodes', { workspaceId: caller.workspaceId, ids: page.map((c) => c.id) });
+    const nodes: QueryNode[] = rows.map((row, i) => ({ ...row, score: round(page[i].score / top), reason: reasonOf(page[i], marks.get(page[i].id)!, playbookId !== null) }));
+    const answerOf = (kept: number): ContextQueryAnswer => {
+      const next = from + kept;
+      return {
+        query,
+        nodes: nodes.slice(0, kept),
+        rankedCount: ranked.length,
+        omittedCount: ranked.length - next,
+        ...(next < ranked.length ? { cursor: encodeCursor({ after: next }) } : {}),
+      };
+    };
+    if (body.maxTokens === undefined) return answerOf(nodes.length);
+    const fitted = longestFit(nodes.length, body.maxTokens, answerOf, (i) => JSON.stringify(nodes[i]));
+    if (!fitted) throw budgetTooSmall(body.maxTokens, 'body');
+    if (fitted.kept > 0 || nodes.length === 0) return fitted.answer;
+    // Not even the first node fits whole: it comes with its texts cut (and marked), so that a cursor always moves on.
+    return shortenToFit(answerOf(1), body.maxTokens)?.answer ?? fitted.answer;
+  }
+
+  /** What the body asks that cannot be answered whatever the graph holds: a 400 naming the field. */
+  private check(body: ContextQueryBody): void {
     const { embeddings } = this.deps;
     if (body.q === undefined && body.vector === undefined) throw invalid('/q', 'Give q (a question) or vector');
     if (body.mode === 'words' && body.q === undefined) throw invalid('/q', 'mode words searches the words of q: give q');
-    if (body.vector) await embeddings.checkVector(body.vector, '/vector');
     if (body.mode === 'meaning' && !body.vector && !embeddings.provider) {
       throw invalid('/mode', embeddings.enabled ? 'Without a provider, meaning needs a vector: give vector' : 'Embeddings are off (EMBEDDINGS=off): search with mode words or hybrid');
     }
-    const playbookId = body.playbookId === undefined ? null : await this.playbookOf(caller, body.playbookId);
-    const from = body.cursor ? decodeCursor(body.cursor, isOffset, '/cursor', 'body').after : 0;
+  }
 
+  /** The whole ranking: the two sides fused, the walk, the marks and the order; and how it was searched. */
+  private async ranking(workspaceId: string, body: ContextQueryBody, playbookId: string | null) {
+    const { embeddings } = this.deps;
     const [words, meaning] = await Promise.all([this.wordsSide(workspaceId, body), this.meaningSide(workspaceId, body)]);
     const mode: Mode = meaning && words ? 'hybrid' : meaning ? 'meaning' : 'words';
     // Asked for meaning, with a provider that could not embed the question now.
@@ -52,24 +81,12 @@ export class ContextQueryService {
     const candidates = new Map<string, Candidate>(seeds.map((s) => [s.id, { id: s.id, score: s.score, reason: matchedReason(s) }]));
     const own = new Map(seeds.map((s) => [s.id, s.score]));
     await this.walk(workspaceId, candidates, own, seeds.slice(0, walkSeeds).map((s) => s.id), body.depth);
-
     const marks = await this.marks(workspaceId, [...candidates.keys()], playbookId, body);
-    const ranked = rank([...candidates.values()].filter((c) => marks.has(c.id)), marks).slice(0, rankedAtMost);
-    const page = ranked.slice(from, from + body.limit);
-    const top = ranked[0]?.score || 1;
-    const rows = await this.deps.graph.read<Omit<QueryNode, 'score' | 'reason'> & { tokenCount: number | null }>('retrieval/query-nodes', { workspaceId, ids: page.map((c) => c.id) });
-    const nodes: QueryNode[] = rows.map(({ tokenCount: _, ...row }, i) => ({ ...row, score: round(page[i].score / top), reason: reasonOf(page[i], marks.get(page[i].id)!, playbookId !== null) }));
-    const answerOf = (kept: number): ContextQueryAnswer => {
-      const next = from + kept;
-      return {
-        query: { mode, depth: body.depth, model: meaning ? embeddings.model : null, ...(degraded ? { degraded: true as const } : {}) },
-        nodes: nodes.slice(0, kept),
-        rankedCount: ranked.length,
-        omittedCount: ranked.length - next,
-        ...(next < ranked.length ? { cursor: encodeCursor({ after: next }) } : {}),
-      };
+    return {
+      query: { mode, depth: body.depth, model: meaning ? embeddings.model : null, ...(degraded ? { degraded: true as const } : {}) },
+      ranked: rank([...candidates.values()].filter((c) => marks.has(c.id)), marks).slice(0, rankedAtMost),
+      marks,
     };
-    return answerWithin(nodes.length, body.maxTokens, answerOf, (i) => JSON.stringify(nodes[i]));
   }
 
   private async playbookOf(caller: Caller, ref: string): Promise<string> {

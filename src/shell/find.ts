@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { QueryContextData, QueryContextResponse, QueryReason } from '@playbooks/client';
+import { type QueryContextData, type QueryContextResponse, reasonText } from '@playbooks/client';
 import { AppError } from '../errors.js';
 import { serviceClient } from './connection.js';
 import { table } from './terminal-format.js';
@@ -9,32 +9,11 @@ import { table } from './terminal-format.js';
 type Mode = NonNullable<QueryContextData['body']>['mode'];
 const modes: Mode[] = ['hybrid', 'words', 'meaning'];
 
-/**
- * Why a node is in the answer, as the console's Find page says it: "matched by meaning · section “Expense claims”",
- * "linked from Travel policy by requires", "ranked last: superseded". `titleOf` names a node of the answer.
- */
-export function reasonWords(reason: QueryReason, titleOf: (id: string) => string | undefined): string {
-  const parts: string[] = [];
-  if (reason.kind === 'matched') {
-    const by = [...(reason.by ?? [])].sort((a, b) => (a === b ? 0 : a === 'meaning' ? -1 : 1));
-    parts.push(by.length ? `matched by ${by.join(' and ')}` : 'matched');
-    if (reason.section) parts.push(`section “${reason.section}”`);
-  } else {
-    const from = reason.fromId ? (titleOf(reason.fromId) ?? reason.fromId) : 'a match';
-    // direction in: this node holds the link, so the sentence turns round.
-    const linked = reason.direction === 'in' ? `links to ${from}` : `linked from ${from}`;
-    parts.push(reason.linkType ? `${linked} by ${reason.linkType}` : linked);
-  }
-  if (reason.nearPlaybook) parts.push('near the playbook');
-  if (reason.demotedBy?.length) parts.push(`ranked last: ${reason.demotedBy.join(', ')}`);
-  return parts.join(' · ');
-}
-
 /** The answer as a table (rank, title, slug, score, reason) and a line saying how much of the ranking it is and how it was searched. */
 export function answerTable(answer: QueryContextResponse, askedMode: Mode): string {
   if (answer.nodes.length === 0) return 'Nothing found.';
   const titles = new Map(answer.nodes.map((n) => [n.id, n.title]));
-  const rows = answer.nodes.map((n, i) => [i + 1, n.title, n.slug, n.score.toFixed(2), reasonWords(n.reason, (id) => titles.get(id))]);
+  const rows = answer.nodes.map((n, i) => [i + 1, n.title, n.slug, n.score.toFixed(2), reasonText(n.reason, (id) => titles.get(id))]);
   const { mode, model, degraded } = answer.query;
   const searched = mode === 'hybrid' ? 'words and meaning' : mode;
   const fallback = degraded ? ' (the question could not be embedded now)' : askedMode !== 'words' && mode === 'words' ? ' (meaning search is not available)' : '';

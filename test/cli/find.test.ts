@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { type EmbeddingStatus, EmbeddingRate, progressLine, statusLine, watchEmbeddings } from '../../src/shell/embeddings-progress.js';
-import { reasonWords } from '../../src/shell/find.js';
+import { reasonText } from '@playbooks/client';
 import { type TestWorkspace, createWorkspace, unique } from '../support/api.js';
 import { adminToken, env } from '../support/harness.js';
 import { createNode, link } from '../support/nodes.js';
@@ -128,9 +128,9 @@ describe('npm run cli -- find and embeddings', function () {
   it('a linked node is named by the title of the node it came from when that one is in the answer, else by its id', () => {
     const titles = new Map([['cn_1', 'Travel policy']]);
     const titleOf = (id: string) => titles.get(id);
-    expect(reasonWords({ kind: 'linked', fromId: 'cn_1', linkType: 'requires', direction: 'out', depth: 1 }, titleOf)).to.equal('linked from Travel policy by requires');
-    expect(reasonWords({ kind: 'linked', fromId: 'cn_9', linkType: 'references', direction: 'in', depth: 2 }, titleOf)).to.equal('links to cn_9 by references');
-    expect(reasonWords({ kind: 'matched', by: ['words', 'meaning'], section: 'Expense claims', demotedBy: ['superseded'] }, titleOf)).to.equal(
+    expect(reasonText({ kind: 'linked', fromId: 'cn_1', linkType: 'requires', direction: 'out', depth: 1 }, titleOf)).to.equal('linked from Travel policy by requires');
+    expect(reasonText({ kind: 'linked', fromId: 'cn_9', linkType: 'references', direction: 'in', depth: 2 }, titleOf)).to.equal('links to cn_9 by references');
+    expect(reasonText({ kind: 'matched', by: ['words', 'meaning'], section: 'Expense claims', demotedBy: ['superseded'] }, titleOf)).to.equal(
       'matched by meaning and words · section “Expense claims” · ranked last: superseded',
     );
   });

@@ -183,6 +183,7 @@ describe('MCP: schemas, errors, instructions and completions', function () {
       get_manifest: { playbook: slug },
       get_node: { node: g.id.step1 },
       follow_links: { node: g.id.step0 },
+      find_context: { q: 'What is the first step?' },
       search_context: { q: 'step' },
       get_updates: { since: '2000-01-01T00:00:00.000Z' },
       annotate: { targetType: 'context_node', targetId: g.id.step1, scopeType: 'agent_local', title: 'Seen', content: 'Read it' },

@@ -1,4 +1,4 @@
-import type { GetEmbeddingStatusResponse, QueryContextResponse, QueryReason } from '@sdk';
+import type { GetEmbeddingStatusResponse, QueryContextResponse } from '@sdk';
 
 /** What the Find page says about a query's answer and the embeddings, in words a person reads. */
 
@@ -7,27 +7,8 @@ export type SearchMode = QueryContextResponse['query']['mode'];
 
 const count = (n: number) => n.toLocaleString('en');
 
-/**
- * Why a node is in the answer: "matched by meaning · section “Expense claims”", "linked from Travel policy by requires",
- * "ranked last: superseded". A linked node names the node it came from by its title when that one is on the page.
- */
-export function reasonText(reason: QueryReason, titleOf: (id: string) => string | undefined): string {
-  const parts: string[] = [];
-  if (reason.kind === 'matched') {
-    // Meaning first: it is the search the words alone could not have made.
-    const by = [...(reason.by ?? [])].sort((a, b) => (a === b ? 0 : a === 'meaning' ? -1 : 1));
-    parts.push(by.length ? `matched by ${by.join(' and ')}` : 'matched');
-    if (reason.section) parts.push(`section “${reason.section}”`);
-  } else {
-    const from = reason.fromId ? (titleOf(reason.fromId) ?? reason.fromId) : 'a match';
-    // direction in: this node is the one holding the link, so the sentence turns round.
-    const linked = reason.direction === 'in' ? `links to ${from}` : `linked from ${from}`;
-    parts.push(reason.linkType ? `${linked} by ${reason.linkType}` : linked);
-  }
-  if (reason.nearPlaybook) parts.push('near the playbook');
-  if (reason.demotedBy?.length) parts.push(`ranked last: ${reason.demotedBy.join(', ')}`);
-  return parts.join(' · ');
-}
+/** Why a node is in the answer: the SDK's wording, shared with the CLI's `find`. */
+export { reasonText } from '@sdk';
 
 /** The embeddings badge: how far meaning search is in this workspace. */
 export function embeddingText(status: EmbeddingStatus): string {
