@@ -28,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ProfiledPlan } from 'neo4j-driver';
 import { createClient, getEmbeddingStatus } from '@playbooks/client/api';
+import type { GetEmbeddingStatusResponse } from '@playbooks/client';
 import { EmbeddingRepository, type EmbeddedNode } from '../src/embeddings/repository.js';
 import { embeddedModel } from '../src/embeddings/provider.js';
 import { linkTypeParams } from '../src/nodes/link-types.js';
@@ -248,15 +249,7 @@ async function storeVectors(stack: Stack, workspaceId: string, seed: number): Pr
   return corpus;
 }
 
-interface Status {
-  state: string;
-  model: string | null;
-  dimension: number | null;
-  total: number;
-  embedded: number;
-  pending: number;
-  error?: string;
-}
+type Status = GetEmbeddingStatusResponse;
 
 async function embeddingStatus(baseUrl: string, workspaceId: string, key: string): Promise<Status> {
   const { data } = await getEmbeddingStatus({ client: createClient({ baseUrl, auth: () => key }), path: { workspaceId }, throwOnError: true });

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Nullable, literals } from '../api/common-schemas.js';
 
 export const EmbeddingStatusSchema = Type.Object({
@@ -12,3 +12,6 @@ export const EmbeddingStatusSchema = Type.Object({
   pending: Type.Integer({ minimum: 0, description: 'Live nodes waiting to be embedded: found by their words now, by their meaning once embedded' }),
   error: Type.Optional(Type.String({ description: 'The provider’s last failure, while embedding waits on it' })),
 });
+
+/** What GET …/embeddings answers: how far the workspace's (or, for the operator, every workspace's) embeddings are. */
+export type EmbeddingStatus = Static<typeof EmbeddingStatusSchema>;

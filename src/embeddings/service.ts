@@ -1,22 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import type { RequestGate } from '../gate/gate.js';
 import type { Infra } from '../service-deps.js';
-import { Embedder, type EmbedderState } from './embedder.js';
+import { Embedder } from './embedder.js';
 import { type EmbeddingProvider, ProviderUnavailable, checkClientVector, providerOf } from './provider.js';
 import { EmbeddingRepository, type NearNode } from './repository.js';
-
-/** What GET …/embeddings answers: how far the workspace's (or, for the operator, every workspace's) embeddings are. */
-export interface EmbeddingStatus {
-  /** off: no embeddings; client: vectors come from clients; embedding: nodes wait; ready: every live node is embedded. */
-  state: 'off' | 'client' | 'embedding' | 'ready' | 'provider-unavailable';
-  model: string | null;
-  dimension: number | null;
-  total: number;
-  embedded: number;
-  pending: number;
-  /** The provider's last failure while embedding waits on it. */
-  error?: string;
-}
+import type { EmbeddingStatus } from './schemas.js';
 
 /**
  * A workspace's share of the shared vector index below which its passages are compared one by one rather than

@@ -93,8 +93,12 @@ function phraseOf(parts: Part[], onlyStopWords: boolean): Part[] {
   return kept.length ? parts.slice(kept[0], kept[kept.length - 1]! + 1) : [];
 }
 
+// A prefix query of a very long "word" (thousands of characters, which no note holds) makes Lucene fail the whole
+// search: past this length a word is matched as it is.
+const maxPrefixChars = 100;
+
 function wordClause(word: string): string {
-  return plainWord.test(word) ? `(${quoted(word)} OR ${word}*^${prefixBoost})` : quoted(word);
+  return plainWord.test(word) && word.length <= maxPrefixChars ? `(${quoted(word)} OR ${word}*^${prefixBoost})` : quoted(word);
 }
 
 function quoted(text: string): string {
