@@ -1,3 +1,4 @@
+// Spans workspaces: the operator's view counts every workspace.
 // How far the embeddings of every workspace's live nodes are (the operator's view).
 // Params: $model. Columns: total, embedded (from their current text, by $model or by the client).
 MATCH (n:ContextNode)
