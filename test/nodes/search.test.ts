@@ -44,11 +44,20 @@ describe('searching context nodes by words', () => {
       );
     });
 
-    it('requires a +word and a quoted phrase, exactly as given', () => {
-      expect(wordsQuery('+launch "release plan" the owner')).to.equal(
+    it('requires a +word and a +"quoted phrase", exactly as given', () => {
+      expect(wordsQuery('+launch +"release plan" the owner')).to.equal(
         '+("launch" OR launch*^0.1) +"release plan" "launch release plan the owner"^16 ("owner" OR owner*^0.1)',
       );
-      expect(wordsQuery('"launch"')).to.equal('+"launch"');
+      expect(wordsQuery('+"launch"')).to.equal('+"launch"');
+    });
+
+    it('searches a quoted phrase as its words and, boosted, as a phrase, without prefixes', () => {
+      expect(wordsQuery('Who sang "Dear Brother"?')).to.equal(
+        '"sang dear brother"^16 "dear brother"^4 (+("sang" OR sang*^0.1) +("dear" OR dear*^0.1) +("brother" OR brother*^0.1))^4 '
+        + '("sang" OR sang*^0.1) ("dear" OR dear*^0.1) ("brother" OR brother*^0.1)',
+      );
+      expect(wordsQuery('"launch"')).to.equal('"launch"');
+      expect(wordsQuery('"the release" plan', 'all')).to.equal('+"the release" +("plan" OR plan*^0.1) "the release plan"^16');
     });
 
     it('requires every word but the stop words with match all', () => {
@@ -59,7 +68,7 @@ describe('searching context nodes by words', () => {
       expect(wordsQuery('title:launch x* (zed)')).to.equal(
         '"title:launch x zed"^16 (+"title:launch" +("x" OR x*^0.1) +("zed" OR zed*^0.1))^4 "title:launch" ("x" OR x*^0.1) ("zed" OR zed*^0.1)',
       );
-      expect(wordsQuery('say "a\\b" c\\"d')).to.equal('+"a\\\\b" "say a\\\\b c\\\\\\"d"^16 (+("say" OR say*^0.1) +"c\\\\\\"d")^4 ("say" OR say*^0.1) "c\\\\\\"d"');
+      expect(wordsQuery('say "a\\b" c\\"d')).to.equal('"say a\\\\b c\\\\\\"d"^16 (+("say" OR say*^0.1) +"a\\\\b" +"c\\\\\\"d")^4 ("say" OR say*^0.1) "a\\\\b" "c\\\\\\"d"');
     });
 
     it('is undefined for a text without a letter or digit', () => {
@@ -105,7 +114,7 @@ describe('searching context nodes by words', () => {
       expect(ids(await listNodes(ws, { q: 'launch party plan' }))).to.deep.equal([phrase.id, scattered.id]);
     });
 
-    it('a +word is required, and a quoted phrase is required as a phrase', async () => {
+    it('a +word is required, a +"quoted phrase" is required as a phrase, and a quoted phrase alone ranks first', async () => {
       const ws = await createWorkspace();
       const zeppelin = await createNode(ws, { title: 'Zeppelin', description: 'A rigid airship' });
       const blimp = await createNode(ws, { title: 'Blimp', description: 'An airship without a frame', content: 'The harbour is blue.' });
@@ -114,8 +123,10 @@ describe('searching context nodes by words', () => {
       expect(ids(await listNodes(ws, { q: 'zeppelin airship' }))).to.have.members([zeppelin.id, blimp.id]);
       expect(ids(await listNodes(ws, { q: '+zeppelin airship' }))).to.deep.equal([zeppelin.id]);
       expect(ids(await listNodes(ws, { q: 'blue harbour' }))).to.have.members([harbour.id, blimp.id]);
-      expect(ids(await listNodes(ws, { q: '"blue harbour"' }))).to.deep.equal([harbour.id]);
-      expect(ids(await listNodes(ws, { q: 'airship "blue harbour"' }))).to.deep.equal([harbour.id]);
+      expect(ids(await listNodes(ws, { q: '+"blue harbour"' }))).to.deep.equal([harbour.id]);
+      expect(ids(await listNodes(ws, { q: 'airship +"blue harbour"' }))).to.deep.equal([harbour.id]);
+      expect(ids(await listNodes(ws, { q: '"blue harbour"' }))).to.deep.equal([harbour.id, blimp.id]);
+      expect(ids(await listNodes(ws, { q: '"blue harbour"', match: 'all' }))).to.deep.equal([harbour.id]);
     });
 
     it('match=all requires every word', async () => {

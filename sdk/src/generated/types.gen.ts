@@ -2960,7 +2960,7 @@ export type ListContextNodesData = {
         page?: number;
         limit?: number;
         /**
-         * Full-text search over title, aliases, description, content and agentSummary. A sentence is read as a question: any of its words may match, ranked by BM25, with nodes that have the words adjacent in the order given, then nodes that have every word, weighted well ahead. Stop words (the, of, which, … in English, French, German, Spanish, Italian, Portuguese and Dutch) are left out unless q is nothing else. A word of letters and digits also matches as a prefix (launch finds launches); the first 32 words are searched. Strict forms: +word requires the word, a "quoted phrase" requires its words adjacent in that order, and match=all requires every word. Any text is accepted; other special characters are plain text.
+         * Full-text search over title, aliases, description, content and agentSummary. A sentence is read as a question: any of its words may match, ranked by BM25, with nodes that have the words adjacent in the order given, then nodes that have every word, weighted well ahead. Stop words (the, of, which, … in English, French, German, Spanish, Italian, Portuguese and Dutch) are left out unless q is nothing else. A word of letters and digits also matches as a prefix (launch finds launches); the first 32 words are searched. A "quoted phrase" is searched as its words and as a phrase, without prefixes. Strict forms: +word requires the word, +"quoted phrase" requires its words adjacent in that order, and match=all requires every word and phrase. Any text is accepted; other special characters are plain text.
          */
         q?: string;
         /**
