@@ -120,9 +120,18 @@ export class Embedder {
       return false;
     }
     this.state = 'embedding';
-    const embedded = await this.embed(pending);
+    if (workspaceId) {
+      // Workspaces written to take turns, a round each: one with a large import does not hold back another's write.
+      this.dirty.delete(workspaceId);
+      this.dirty.add(workspaceId);
+    }
+    const embedded = await this.embed(pending, workspaceId === undefined);
+    const workspaceOf = new Map(pending.map((node) => [node.id, node.workspaceId]));
     const byWorkspace = new Map<string, EmbeddedNode[]>();
-    pending.forEach((node, i) => byWorkspace.set(node.workspaceId, [...(byWorkspace.get(node.workspaceId) ?? []), embedded[i]]));
+    for (const node of embedded) {
+      const ws = workspaceOf.get(node.id)!;
+      byWorkspace.set(ws, [...(byWorkspace.get(ws) ?? []), node]);
+    }
     for (const [workspaceId, nodes] of byWorkspace) {
       await repo.store(workspaceId, provider.model, nodes);
       await this.deps.graphChanged(workspaceId);
@@ -130,22 +139,34 @@ export class Embedder {
     return true;
   }
 
-  /** The nodes' passages, embedded in requests of `batch` passages. */
-  private async embed(nodes: PendingNode[]): Promise<EmbeddedNode[]> {
+  /**
+   * The nodes' passages, embedded in requests of `batch` passages; the nodes whose passages are all embedded. A
+   * round of the backlog stops after the request during which a workspace was written to (`yieldToWrites`): a
+   * backlog of long notes takes minutes at a few passages a second, and the write's workspace goes first.
+   */
+  private async embed(nodes: PendingNode[], yieldToWrites: boolean): Promise<EmbeddedNode[]> {
     const chunked = nodes.map((node) => chunksOf(node));
     const texts = chunked.flat().map((c) => c.text);
     const vectors: number[][] = [];
+    const done: EmbeddedNode[] = [];
+    let first = 0;
+    const collect = () => {
+      while (done.length < nodes.length && first + chunked[done.length].length <= vectors.length) {
+        const node = nodes[done.length];
+        const chunks = chunked[done.length].map((c, i) => ({ section: c.section, embedding: vectors[first + i] }));
+        first += chunks.length;
+        done.push({ id: node.id, updatedAt: node.updatedAt, chunks });
+      }
+    };
     for (let at = 0; at < texts.length; at += this.deps.batch) {
       if (!this.running) throw new Error('stopping');
       vectors.push(...(await this.deps.provider.embed(texts.slice(at, at + this.deps.batch), 'passage')));
       await this.holdLease();
+      collect();
+      if (yieldToWrites && this.dirty.size > 0) return done;
     }
-    let next = 0;
-    return nodes.map((node, i) => ({
-      id: node.id,
-      updatedAt: node.updatedAt,
-      chunks: chunked[i].map((c) => ({ section: c.section, embedding: vectors[next++] })),
-    }));
+    collect();
+    return done;
   }
 
   /** Takes or renews the lease; without Redis every process embeds (storing is by version, so twice is harmless). */

@@ -1,4 +1,6 @@
+import http from 'node:http';
 import net from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import { PlaybooksClient, type QueryContextResponse } from '@playbooks/client';
 import { type Chunk, chunksOf, maxChars, maxChunks } from '../../src/embeddings/chunks.js';
@@ -203,6 +205,44 @@ describe('embedding providers', function () {
         expect(titles(meaning)[0]).to.equal('Returns');
       } finally {
         await up.stop();
+      }
+    });
+  });
+
+  describe('a write beside a backlog', () => {
+    it('is embedded within a request or two of the backlog, not after the round of the backlog under way', async function () {
+      this.timeout(180_000);
+      // A backlog no write woke (written while nothing embedded), and a model that takes 4 s a passage: a round of
+      // the backlog (8 nodes) takes half a minute.
+      const backlog = await createWorkspace();
+      for (let i = 0; i < 10; i++) await created(await on(env.service.url, backlog)('POST', '/context-nodes', { title: `Old note ${i}`, description: `Written before the model ran ${i}` }));
+      const { url: modelUrl } = await embeddingServer();
+      const requests: number[] = [];
+      const slow = http.createServer(async (req, res) => {
+        const parts: Buffer[] = [];
+        for await (const part of req) parts.push(part as Buffer);
+        const body = Buffer.concat(parts).toString('utf8');
+        requests.push(Date.now());
+        await delay(4_000);
+        const answer = await fetch(new URL(req.url!, modelUrl), { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? body : undefined });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+      });
+      await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+      const up = await startExtraService({
+        ...(await embeddedProviderEnv()), EMBEDDINGS_URL: `http://127.0.0.1:${(slow.address() as net.AddressInfo).port}`, EMBEDDINGS_DIMENSION: '384', EMBEDDINGS_BATCH: '1',
+      });
+      try {
+        await until('the first passage of the backlog sent', async () => requests.length, (n) => n > 0, 60_000);
+        const w = await createWorkspace();
+        const written = Date.now();
+        await created(await on(up.url, w)('POST', '/context-nodes', refund));
+        await untilEmbedded(up.url, w, { timeoutMs: 60_000 });
+        const seconds = (Date.now() - written) / 1000;
+        // The passage under way (4 s) and the write's own (4 s); the rest of the backlog's round would be 28 s more.
+        expect(seconds, `embedded ${seconds} s after the write`).to.be.below(18);
+      } finally {
+        await up.stop();
+        slow.close();
       }
     });
   });
