@@ -367,14 +367,14 @@ async function statementsAlone(stack: Stack, checkout: Checkout, workspaceId: st
   for (let i = 0; i < STATEMENT_SAMPLES + 2; i++) {
     const q = question();
     const vector = await embed(q);
-    const words = await run('retrieval/query-words', { workspaceId, query: wordsQuery(q), limit: 50 });
+    const words = await run('retrieval/query-words', { workspaceId, query: wordsQuery(q), candidates: 200, limit: 50 });
     await run('embeddings/index-dimension', {});
     await run('embeddings/chunk-count', { workspaceId });
     const near = await run('embeddings/nearest-indexed', { workspaceId, vector, candidates, limit: 50 });
     const seeds = [...new Set([...near.slice(0, 2), ...words.slice(0, 2)].map((r) => r.id as string))].slice(0, 3);
-    const linked = await run('retrieval/query-links', { workspaceId, frontier: seeds, requiresOnly: false, perNode: 25 });
+    const linked = await run('retrieval/query-links', { workspaceId, frontier: seeds, perNode: 25 });
     const ids = [...new Set([...words, ...near].map((r) => r.id as string).concat(linked.map((r) => r.toId as string)))];
-    await run('retrieval/query-links#requires', { workspaceId, frontier: ids, requiresOnly: true, perNode: 25 });
+    await run('retrieval/query-requires', { workspaceId, frontier: ids });
     await run('retrieval/query-marks', { workspaceId, ids, playbookId: null, ...linkTypeParams });
     await run('retrieval/query-nodes', { workspaceId, ids: ids.slice(0, 10) });
     // The embedder's round for a workspace written to, and its idle look at every workspace (each 5 s).

@@ -40,7 +40,10 @@ export interface ResponseEvent {
 export interface CallPolicy {
   /** Repeating it has the same effect as sending it once: a 503 or a network failure may be retried. */
   idempotent: boolean;
-  /** Answered with an ETag (bundles, manifests, lists and single items): kept in the store and revalidated with If-None-Match. */
+  /**
+   * Answered with an ETag (bundles, manifests, lists, single items, and a POST that only reads, by its body): kept
+   * in the store and revalidated with If-None-Match.
+   */
   conditional?: boolean;
   /** Counted against the workspace's monthly retrievals, a 304 too (bundle, manifest); nothing the transport does differs. */
   metered?: boolean;
@@ -115,7 +118,15 @@ export function transportFetch(options: TransportOptions, policy: CallPolicy, ca
     const send = options.fetch ?? globalThis.fetch;
     const url = new URL(original.url);
     const path = `${url.pathname}${url.search}`;
-    const key = policy.conditional && original.method === 'GET' ? storeKey(url) : undefined;
+    // A POST that only reads (a query sent as a body) is answered by its body as a GET by its URL: the body is
+    // part of what it is kept under.
+    const key = !policy.conditional
+      ? undefined
+      : original.method === 'GET'
+        ? storeKey(url)
+        : original.method === 'POST' && policy.idempotencyKey === false
+          ? `${storeKey(url)}\n${await original.clone().text()}`
+          : undefined;
     const held = key ? await options.store.get(key) : undefined;
     const started = Date.now();
 

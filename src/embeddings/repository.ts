@@ -1,4 +1,5 @@
 import neo4j from 'neo4j-driver';
+import { type AuditEntry, type AuditStamp, recordAudit } from '../audit/recorder.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
 import type { NodeText } from './chunks.js';
 
@@ -53,6 +54,14 @@ export class EmbeddingRepository {
   async store(workspaceId: string, model: string, nodes: EmbeddedNode[]): Promise<string[]> {
     const rows = await this.graph.write('embeddings/store-chunks', { workspaceId, model, nodes });
     return rows.map((r) => r.id as string);
+  }
+
+  /** A vector a client sent, stored with the audit event of that change in one transaction. */
+  async storeAudited(workspaceId: string, node: EmbeddedNode, stamp: AuditStamp, entry: AuditEntry): Promise<void> {
+    await this.graph.writeTx(async (tx) => {
+      await tx.run('embeddings/store-chunks', { workspaceId, model: 'client', nodes: [node] });
+      await recordAudit(tx, stamp, entry);
+    });
   }
 
   async status(workspaceId: string | null, model: string): Promise<{ total: number; embedded: number }> {

@@ -1,4 +1,6 @@
 import { LRUCache } from 'lru-cache';
+import { stampOf } from '../audit/recorder.js';
+import type { Caller } from '../auth/caller.js';
 import type { RequestGate } from '../gate/gate.js';
 import type { Infra } from '../service-deps.js';
 import { Embedder } from './embedder.js';
@@ -113,10 +115,22 @@ export class EmbeddingService {
   }
 
   /** Stores a vector the client sent with a node write, as the node's one passage, at the node's version. */
-  async storeClientVector(workspaceId: string, node: { id: string; updatedAt: string }, vector: number[]): Promise<void> {
-    await this.repo.store(workspaceId, 'client', [{ id: node.id, updatedAt: node.updatedAt, chunks: [{ section: null, embedding: vector }] }]);
+  /**
+   * Keeps the vector a client sent as the node's embedding at its current version. `alone`: the request changed
+   * nothing else of the node, so its audit event (`node.embedding.replaced`) is this one's; with other fields it
+   * is the node's own `node.created` or `node.updated`.
+   */
+  async storeClientVector(caller: Caller, node: { id: string; updatedAt: string }, vector: number[], alone: boolean): Promise<void> {
+    const embedded = { id: node.id, updatedAt: node.updatedAt, chunks: [{ section: null, embedding: vector }] };
+    if (alone) {
+      await this.repo.storeAudited(caller.workspaceId, embedded, stampOf(caller, new Date().toISOString()), {
+        action: 'node.embedding.replaced', workspaceId: caller.workspaceId, targetIds: [node.id], after: { dimension: vector.length },
+      });
+    } else {
+      await this.repo.store(caller.workspaceId, 'client', [embedded]);
+    }
     // Answers cached before it (a PATCH of the vector alone changes nothing else) rank by the vector it replaced.
-    await this.deps.gate.graphChanged(workspaceId);
+    await this.deps.gate.graphChanged(caller.workspaceId);
   }
 
   /** The question's vector; undefined when there is no provider, or it cannot answer now (the query then searches by words). */

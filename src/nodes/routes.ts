@@ -69,7 +69,7 @@ export function nodeRoutes(services: { nodes: NodeService; nodeImport: NodeImpor
       run: async ({ caller, body: { embedding, ...body } }) => {
         if (embedding) await services.embeddings.checkVector(embedding, '/embedding');
         const node = await services.nodes.create(caller, body);
-        if (embedding) await services.embeddings.storeClientVector(caller.workspaceId, node, embedding);
+        if (embedding) await services.embeddings.storeClientVector(caller, node, embedding, false);
         return node;
       },
     }),
@@ -111,7 +111,7 @@ export function nodeRoutes(services: { nodes: NodeService; nodeImport: NodeImpor
         if (embedding) await services.embeddings.checkVector(embedding, '/embedding');
         // A vector alone changes nothing else of the node (nor its updatedAt, the version the vector is kept for).
         const node = Object.keys(changes).length > 0 || !embedding ? await services.nodes.update(caller, params.nodeId, changes) : await services.nodes.get(caller, params.nodeId);
-        if (embedding) await services.embeddings.storeClientVector(caller.workspaceId, node, embedding);
+        if (embedding) await services.embeddings.storeClientVector(caller, node, embedding, Object.keys(changes).length === 0);
         return node;
       },
       tool: {

@@ -11,11 +11,14 @@ import { type Candidate, type LinkStep, type Marks, admit, fuse, matchedReason, 
 
 /** Nodes each side of the search gives the fusion. */
 const perSide = 50;
-/** Hits asked of the shared full-text index before they are kept to the workspace's (see query-words.cypher). */
-const wordsCandidates = 1_000;
+/**
+ * Hits asked of the shared full-text index before they are kept to the workspace's (query-words.cypher): a
+ * workspace whose nodes these leave short of perSide is searched again without the bound.
+ */
+const wordsCandidates = 4 * perSide;
 /** Links followed from one node per step of the walk (the most important first). */
 const linksPerNode = 25;
-/** Steps of requires links followed past the walk's depth: what a node requires comes with it. */
+/** Steps of requires links followed past the walk's depth: what a node requires comes with it (query-requires.cypher: 7 + 1). */
 const requiresSteps = 8;
 /** The ranking an answer pages through: enough for several pages, bounded. */
 const rankedAtMost = 200;
@@ -81,7 +84,11 @@ export class ContextQueryService {
     const candidates = new Map<string, Candidate>(seeds.map((s) => [s.id, { id: s.id, score: s.score, reason: matchedReason(s) }]));
     const own = new Map(seeds.map((s) => [s.id, s.score]));
     await this.walk(workspaceId, candidates, own, seeds.slice(0, walkSeeds).map((s) => s.id), body.depth);
-    const marks = await this.marks(workspaceId, [...candidates.keys()], playbookId, body);
+    // The marks of the nodes found so far are read while the requires closure is; those it adds after it.
+    const walked = [...candidates.keys()];
+    const [, early] = await Promise.all([this.requiresClosure(workspaceId, candidates, own), this.marks(workspaceId, walked, playbookId, body)]);
+    const added = [...candidates.keys()].slice(walked.length);
+    const marks = added.length ? new Map([...early, ...(await this.marks(workspaceId, added, playbookId, body))]) : early;
     return {
       query: { mode, depth: body.depth, model: meaning ? embeddings.model : null, ...(degraded ? { degraded: true as const } : {}) },
       ranked: rank([...candidates.values()].filter((c) => marks.has(c.id)), marks).slice(0, rankedAtMost),
@@ -120,24 +127,19 @@ export class ContextQueryService {
     return embeddings.nearest(workspaceId, vector, perSide);
   }
 
-  /**
-   * Walks `depth` steps of links of any type from the seeds; then follows requires links out of every candidate,
-   * up to requiresSteps deep, so that what a node of the answer requires comes with it.
-   */
+  /** Walks `depth` steps of links of any type from the seeds. */
   private async walk(workspaceId: string, candidates: Map<string, Candidate>, own: Map<string, number>, seeds: string[], depth: number): Promise<void> {
     let frontier = seeds;
     for (let step = 1; step <= depth && frontier.length > 0; step++) {
       const rows = await this.deps.graph.read<LinkStep>('retrieval/query-links', { workspaceId, frontier, perNode: linksPerNode });
       frontier = admit(candidates, rows, step, own);
     }
-    const followed = new Set<string>();
-    frontier = [...candidates.keys()];
-    for (let step = 1; step <= requiresSteps && frontier.length > 0; step++) {
-      frontier.forEach((id) => followed.add(id));
-      const rows = await this.deps.graph.read<LinkStep>('retrieval/query-requires', { workspaceId, frontier });
-      admit(candidates, rows, step, own);
-      frontier = [...new Set(rows.map((r) => r.toId))].filter((id) => !followed.has(id));
-    }
+  }
+
+  /** Follows requires links out of every candidate, up to requiresSteps deep: what a node of the answer requires comes with it. */
+  private async requiresClosure(workspaceId: string, candidates: Map<string, Candidate>, own: Map<string, number>): Promise<void> {
+    const rows = await this.deps.graph.read<LinkStep & { step: number }>('retrieval/query-requires', { workspaceId, frontier: [...candidates.keys()] });
+    for (let step = 1; step <= requiresSteps; step++) admit(candidates, rows.filter((r) => r.step === step), step, own);
   }
 
   /** What ranks the candidates beyond their scores; nodes the filters leave out (or archived meanwhile) are absent. */

@@ -377,7 +377,7 @@ describe('embedding providers', function () {
       expect(problem(query, 400, 'invalid_request').errors?.[0].path).to.equal('/vector');
     });
 
-    it('a PATCH with only a vector replaces it without changing the node’s updatedAt', async () => {
+    it('a PATCH with only a vector replaces it without changing the node’s updatedAt, and is audited', async () => {
       const w = await createWorkspace();
       const call = on(api.url, w);
       const moving = await created(await call('POST', '/context-nodes', { title: 'Moving', description: 'x', embedding: [1, 0, 0] }));
@@ -392,6 +392,9 @@ describe('embedding providers', function () {
       // The same query as before the PATCH: its answer must not be the one cached before the vector changed.
       expect(titles(await call('POST', '/context/query', up))).to.deep.equal(['Moving', 'Still']);
       expect((await embeddingStatus(api.url, w)).embedded).to.equal(2);
+      const events = await call('GET', `/audit-events?target=${moving.id}`);
+      expect(events.body.events.map((e: { action: string }) => e.action)).to.deep.equal(['node.embedding.replaced', 'node.created']);
+      expect(events.body.events[0]).to.deep.include({ before: null, after: { dimension: 3 } });
     });
   });
 });

@@ -300,6 +300,25 @@ describe('TypeScript client (sdk/)', () => {
       expect(store.size).to.equal(2);
     });
 
+    it('a context query asked again is sent with If-None-Match and answered from the store; another question is not', async () => {
+      const net = recorder();
+      const store = new MemoryEtagStore();
+      const client = clientFor(w, w.owner.key, { fetch: net.fetch, store });
+      await client.nodes.create({ title: unique('Glacier survey'), description: 'How the glacier was measured' });
+      net.seen.length = 0;
+
+      const first = await client.context.query({ q: 'glacier survey', mode: 'words' });
+      const again = await client.context.query({ q: 'glacier survey', mode: 'words' });
+      const other = await client.context.query({ q: 'glacier measured', mode: 'words' });
+
+      expect(again).to.deep.equal(first);
+      expect(first.nodes.length).to.be.above(0);
+      expect(net.seen.map((s) => s.status)).to.deep.equal([200, 304, 200]);
+      expect(net.seen[1].ifNoneMatch).to.equal(net.seen[0].etag);
+      expect(net.seen[2].ifNoneMatch).to.equal(null);
+      expect(other.query).to.deep.include({ mode: 'words' });
+    });
+
     it('a change to the graph makes the next bundle a 200 with the new content, which the store then holds', async () => {
       const net = recorder();
       const client = clientFor(w, w.owner.key, { fetch: net.fetch });
