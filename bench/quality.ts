@@ -86,6 +86,8 @@ interface SetResult {
   embeddings: { available: boolean; seconds?: number; sinceImportStart?: number; passagesPerS?: number; last?: Embeddings; stalled?: boolean };
   queryAvailable: boolean;
   configs: ConfigResult[];
+  /** The workspace of an earlier run (--quality-reuse): the import and embedding figures are not this run's. */
+  reused: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -186,7 +188,8 @@ async function runSet(name: QualitySetName, o: Options, baseUrl: string, admin: 
   const slugOfId = new Map(graph.nodes.map((n) => [n.id, n.slug]));
   const pairsInGraph = new Set(graph.links.map((l) => `${slugOfId.get(l.from)}\n${slugOfId.get(l.to)}`));
   const pairsFound = [...nodes.linkPairs].filter((p) => pairsInGraph.has(p)).length;
-  console.log(`  imported ${graph.nodes.length} nodes in ${fmt(seconds)} s (${fmt(set.corpus.length / seconds, 0)} nodes/s, ${errors} errors); links in the graph: ${graph.links.length}, of the ${nodes.linkPairs.size} pairs outside code spans ${pairsFound}`);
+  const imported = existing ? `reused ${graph.nodes.length} nodes of an earlier run (--quality-reuse)` : `imported ${graph.nodes.length} nodes in ${fmt(seconds)} s (${fmt(set.corpus.length / seconds, 0)} nodes/s, ${errors} errors)`;
+  console.log(`  ${imported}; links in the graph: ${graph.links.length}, of the ${nodes.linkPairs.size} pairs outside code spans ${pairsFound}`);
 
   const embeddings = await awaitEmbeddings(baseUrl, ws.id, user.key, importEnd);
   if (embeddings.seconds !== undefined) embeddings.sinceImportStart = embeddings.seconds + seconds;
@@ -218,7 +221,7 @@ async function runSet(name: QualitySetName, o: Options, baseUrl: string, admin: 
   return {
     set: name, label: set.label, workspaceId: ws.id, passages: set.corpus.length, questions: set.questions.length, goldPerQuestion,
     import: { seconds, nodesPerS: set.corpus.length / seconds, errors, wikilinks: nodes.wikilinks, pairsWritten: nodes.pairsWritten.size, pairsOutsideCode: nodes.linkPairs.size, pairsInGraph: pairsFound, linksInGraph: graph.links.length, titlesSkipped: nodes.titlesSkipped },
-    embeddings, queryAvailable, configs,
+    embeddings, queryAvailable, configs, reused: existing !== undefined,
   };
 }
 
@@ -233,9 +236,11 @@ function setReport(r: SetResult, markdown: boolean): string[] {
   const e = r.embeddings;
   const embedLine = !e.available
     ? 'embeddings: GET …/embeddings is 404 (not built): no wait'
+    : r.reused
+    ? `embeddings: ${e.last?.state}, model ${e.last?.model ?? '-'} (${e.last?.dimension ?? '-'} dims): ${e.last?.embedded}/${e.last?.total}, embedded by an earlier run`
     : `embeddings: ${e.last?.state}, model ${e.last?.model ?? '-'} (${e.last?.dimension ?? '-'} dims): ${e.last?.embedded}/${e.last?.total} in ${fmt(e.seconds)} s after the import = ${fmt(e.passagesPerS)} passages/s (${fmt(e.sinceImportStart)} s from the import's start)${e.stalled ? ' (stalled: gave up waiting)' : ''}`;
   const notes = [
-    `import: ${fmt(r.import.seconds)} s, ${fmt(r.import.nodesPerS, 0)} nodes/s, ${r.import.errors} errors; ${r.import.wikilinks} wikilinks written: ${r.import.pairsWritten} (node, node) pairs, ${r.import.pairsOutsideCode} of them outside code spans, ${r.import.pairsInGraph} of those linked in the graph (${r.import.linksInGraph} links in all); ${r.import.titlesSkipped} titles not linkable.`,
+    `import: ${r.reused ? 'reused from an earlier run (--quality-reuse)' : `${fmt(r.import.seconds)} s, ${fmt(r.import.nodesPerS, 0)} nodes/s, ${r.import.errors} errors`}; ${r.import.wikilinks} wikilinks written: ${r.import.pairsWritten} (node, node) pairs, ${r.import.pairsOutsideCode} of them outside code spans, ${r.import.pairsInGraph} of those linked in the graph (${r.import.linksInGraph} links in all); ${r.import.titlesSkipped} titles not linkable.`,
     embedLine + '.',
     ...(r.queryAvailable ? [] : ['POST …/context/query is 404 (not built): only the list search was measured.']),
     `target (hybrid + links): R@5 >= ${target.r5}: ${verdict(judged?.r5, target.r5)}; all@5 >= ${target.all5}: ${verdict(judged?.all5, target.all5)}.`,
