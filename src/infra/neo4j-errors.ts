@@ -26,6 +26,11 @@ export function translate(err: unknown): unknown {
   if (err instanceof Neo4jError && /OutOfMemoryError|MemoryLimit|TransactionTimedOut/.test(err.code)) {
     return new AppError('service_unavailable', 'The graph database refused the transaction (its memory or time limit)', { headers: { 'Retry-After': '5' }, cause: err });
   }
+  // Any other transient error (a deadlock between two writes, a lock wait ended) that outlasted the driver's
+  // retries: the request changed nothing and may be sent again, as a 503 says; it is not the service's fault (500).
+  if (err instanceof Neo4jError && err.code.startsWith('Neo.TransientError.')) {
+    return new AppError('service_unavailable', 'A concurrent change held what this one needed: nothing was changed, send it again', { headers: { 'Retry-After': '1' }, cause: err });
+  }
   return err;
 }
 
