@@ -76,7 +76,7 @@ export function createApp(s: AppServices, options: { validateResponses?: boolean
   });
   app.use(errorHandler(s.logger));
   app.use(mcpHostGuard(s.config.mcp));
-  app.use(mcpChallenge());
+  app.use(mcpChallenge(s));
   app.use(oauthServer(s));
   for (const middleware of buildRouter(allRoutes(s), {
     gate: s.gate,

@@ -61,6 +61,8 @@ export interface Config {
    * this origin's `/oauth`. Default: http://localhost and the port.
    */
   publicUrl: string;
+  /** Client registrations (RFC 7591) the MCP authorization server takes from one address (an IPv6 /64) an hour. */
+  oauthRegistrationsPerHour: number;
   /** Origins (scheme, host, port) the console may load images of context nodes from, besides its own. */
   consoleImageOrigins: string[];
   /** Where the embeddings of context nodes and questions come from (docs/retrieval.md, "Providers"). */
@@ -137,6 +139,7 @@ const envSchema = {
     AUDIT_RETENTION_DAYS: intString,
     AUDIT: { enum: ['on', 'off'] },
     PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#\\s]+$' },
+    OAUTH_REGISTRATIONS_PER_HOUR: intString,
     // Origins only (no path, no wildcard): each is written into the console's CSP and compared as is by its preview.
     CONSOLE_IMAGE_ORIGINS: { type: 'string', pattern: `^${origin}(,${origin})*$` },
     EMBEDDINGS: { enum: ['embedded', 'client', 'off'] },
@@ -249,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: relevant.SECRETS_KEY ?? relevant.WEBHOOK_SECRETS_KEY,
     auditRetentionDays: relevant.AUDIT_RETENTION_DAYS === undefined ? undefined : Number.parseInt(relevant.AUDIT_RETENTION_DAYS as string, 10),
     publicUrl: relevant.PUBLIC_URL ?? `http://localhost:${port}`,
+    oauthRegistrationsPerHour: Math.max(1, int('OAUTH_REGISTRATIONS_PER_HOUR', 100)),
     consoleImageOrigins: originList(relevant.CONSOLE_IMAGE_ORIGINS),
     embeddings: embeddingsConfig(relevant, int),
   };

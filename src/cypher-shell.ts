@@ -14,8 +14,10 @@ const usage = `Usage: playbooks-cypher [-e QUERY | -f FILE] [--param name=value 
 
 A read-only Cypher shell over the service's POST /api/v1/admin/cypher, with ANALYST_TOKEN (or ADMIN_TOKEN) from
 the environment and the service at API_URL (default http://localhost:3000). Without -e or -f: an interactive
-shell; a statement ends with ';' and may span lines. With several statements, each answer follows a line
-'-- statement N (line L): …' (in JSON, a "statement" member). EXPLAIN or PROFILE before a statement shows its plan.
+shell; a statement ends with ';' and may span lines. With several statements, each answer says which: as a table
+it follows a line '-- statement N (line L): …'; in CSV that line goes to stderr and the answers are separated by an
+empty line; in JSON the answers make one array, each with a "statement" member. A statement that fails is reported
+on stderr, the others still run, and the exit code is 1. EXPLAIN or PROFILE before a statement shows its plan.
 Shell commands: :schema (labels, relationship types, property keys, indexes, constraints), :param name=value,
 :params, :format F, :limit N, :timeout MS, :help, :exit. History is kept in ~/.playbooks_cypher_history.`;
 
@@ -26,23 +28,23 @@ interface Settings {
   timeoutMs?: number;
 }
 
-/**
- * An answer as text for stdout; a CSV answer that was cut comes with a note for stderr, so stdout stays CSV. A
- * statement of several is labelled: a line before its answer, or in JSON a "statement" member first.
- */
-async function runOne(query: string, client: PlaybooksClient, s: Settings, statement?: ScriptStatement): Promise<{ out: string; note?: string }> {
+/** An answer as text for stdout (a JSON answer also as its value); a CSV answer that was cut has a note for stderr. */
+interface Answer {
+  text: string;
+  value?: unknown;
+  note?: string;
+}
+
+async function runOne(query: string, client: PlaybooksClient, s: Settings): Promise<Answer> {
   const body = { query, params: s.params, ...(s.limit ? { limit: s.limit } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}) };
-  const label = (out: string) => (statement ? `${labelOf(statement)}\n${out}` : out);
   if (s.format === 'csv') {
     const answer = await client.analyst.cypherCsv(body);
-    return { out: label(render('csv', answer.text)), note: answer.truncated ? `(${rowsText(answer.rowCount)}, ${cutReason(answer.truncatedBy, s.limit)})` : undefined };
+    return { text: render('csv', answer.text), note: answer.truncated ? `(${rowsText(answer.rowCount)}, ${cutReason(answer.truncatedBy, s.limit)})` : undefined };
   }
   const a = await client.analyst.cypher(body);
-  if (s.format === 'json') {
-    return { out: render('json', statement ? { statement: { number: statement.number, line: statement.line, text: statement.text }, ...a } : a) };
-  }
+  if (s.format === 'json') return { text: render('json', a), value: a };
   const footer = `(${rowsText(a.rowCount)}${a.truncated ? `, ${cutReason(a.truncatedBy, a.limit)}` : ''}, ${a.elapsedMs} ms)`;
-  return { out: label(render(s.format, a, footer)) };
+  return { text: render(s.format, a, footer) };
 }
 
 const rowsText = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
@@ -53,9 +55,44 @@ function cutReason(truncatedBy: string | null | undefined, limit: number | undef
   return limit ? `cut at the limit of ${limit}` : 'cut at the row limit';
 }
 
-function print(answer: { out: string; note?: string }): void {
-  process.stdout.write(`${answer.out}\n`);
+/** A CSV answer ends its last record as the service's CSV ends the others (CRLF), so that stdout is CSV throughout. */
+function print(answer: Answer, format: OutputFormat): void {
+  process.stdout.write(`${answer.text}${format === 'csv' ? '\r\n' : '\n'}`);
   if (answer.note) process.stderr.write(`${answer.note}\n`);
+}
+
+/**
+ * A script's statements in order (-e, -f). With several, each answer says which statement it is, in a way that keeps
+ * stdout of the chosen format: a table after a line `-- statement N (line L): …`; CSV answers one after another,
+ * separated by an empty line, with that line on stderr; JSON answers as one array, each with a "statement" member
+ * first. A statement that fails is reported on stderr, labelled, and the next still runs. Whether all succeeded.
+ */
+async function runScript(statements: ScriptStatement[], client: PlaybooksClient, s: Settings): Promise<boolean> {
+  const several = statements.length > 1;
+  const documents: unknown[] = [];
+  let answered = 0;
+  let failed = false;
+  for (const statement of statements) {
+    const label = several ? labelOf(statement) : undefined;
+    let answer: Answer;
+    try {
+      answer = await runOne(statement.text, client, s);
+    } catch (err) {
+      failed = true;
+      process.stderr.write(`${label ? `${label}\n` : ''}${describeError(err, statement.text)}\n`);
+      continue;
+    }
+    if (!several) print(answer, s.format);
+    else if (s.format === 'json') documents.push({ statement: { number: statement.number, line: statement.line, text: statement.text }, ...(answer.value as object) });
+    else if (s.format === 'csv') {
+      process.stderr.write(`${label}\n`);
+      if (answered > 0) process.stdout.write('\r\n');
+      print(answer, s.format);
+    } else print({ ...answer, text: `${label}\n${answer.text}` }, s.format);
+    answered++;
+  }
+  if (several && s.format === 'json') process.stdout.write(`${render('json', documents)}\n`);
+  return !failed;
 }
 
 function formatOf(value: string): OutputFormat {
@@ -97,7 +134,7 @@ async function repl(client: PlaybooksClient, s: Settings): Promise<void> {
         const query = buffer.join('\n').trim().replace(/;$/, '');
         buffer = [];
         try {
-          print(await runOne(query, client, s));
+          print(await runOne(query, client, s), s.format);
         } catch (err) {
           process.stdout.write(`${describeError(err, query)}\n`);
         }
@@ -137,18 +174,16 @@ async function main(): Promise<void> {
   const client = serviceClient(token);
   const script = values.execute ?? (values.file ? readFileSync(values.file, 'utf8') : undefined);
   if (script === undefined) return repl(client, settings);
-  let failed = false;
-  const statements = statementsOf(script);
-  for (const statement of statements) {
-    const labelled = statements.length > 1 ? statement : undefined;
-    try {
-      print(await runOne(statement.text, client, settings, labelled));
-    } catch (err) {
-      failed = true;
-      process.stderr.write(`${labelled ? `${labelOf(labelled)}\n` : ''}${describeError(err, statement.text)}\n`);
-    }
-  }
-  if (failed) process.exitCode = 1;
+  if (!(await runScript(statementsOf(script), client, settings))) process.exitCode = 1;
+}
+
+// A reader that stops early (`| head`) closes the pipe: the shell ends quietly, with the exit code it has so far, as
+// other command-line tools do, instead of an unhandled EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit();
+    throw err;
+  });
 }
 
 main().catch((err) => {

@@ -1,13 +1,18 @@
+import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.js';
 import { MissingToolError } from './infra/local-deps.js';
 import { createLogger, startService } from './runtime.js';
 
-/** `npm start`: configuration, the stores, migrations, the API, and a clean stop on Ctrl-C. */
+/** `npm start`: configuration, the stores, migrations, the API, and a clean stop on Ctrl-C or SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const service = await startService(config, logger);
-  logger.info({ url: service.url, docs: `${service.url}/docs` }, 'listening');
+  // The address as clients and the OAuth issuer name it (PUBLIC_URL, by default localhost), not the socket's; with
+  // PORT=0 the default names the port the kernel chose.
+  const { port } = service.server.address() as AddressInfo;
+  const url = config.publicUrl === `http://localhost:${config.port}` ? `http://localhost:${port}` : config.publicUrl;
+  logger.info({ url, docs: `${url}/docs`, host: config.host, port }, 'listening');
   if (!config.adminToken) logger.warn('ADMIN_TOKEN is not set: the admin API is off; use `npm run cli` to make users and keys');
 
   let stopping = false;

@@ -1,8 +1,9 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect } from 'react';
-import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { Link, Redirect, Route, Switch, useLocation, useParams } from 'wouter';
+import { PlaybooksError, clientFor } from './api.ts';
 import { session, useSession } from './session.ts';
-import { Loading } from './ui.tsx';
+import { ErrorNote, Loading, PageTitle } from './ui.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { Workspaces } from './pages/Workspaces.tsx';
 import { Playbooks } from './pages/Playbooks.tsx';
@@ -54,7 +55,34 @@ function WorkspaceNav() {
   );
 }
 
+/**
+ * An id no workspace of the key's user has (a mistyped address, a workspace left or never joined): one page that
+ * says so, instead of a section's filters above a small error.
+ */
+function WorkspaceNotFound({ ws }: { ws: string }) {
+  return (
+    <section className="not-found" data-testid="workspace-not-found">
+      <PageTitle text="Workspace not found" />
+      <p>
+        No workspace with the id <code>{ws}</code> is open to you: the id may be mistyped, or this key’s user is not a member of it.
+      </p>
+      <p>
+        {/* "~" leaves the workspace's nested router: the console's own root (main.tsx's base). */}
+        <Link href="~/console/">Your workspaces</Link>
+      </p>
+    </section>
+  );
+}
+
+/** The service's answer for an id it cannot be: 404 for a workspace the user has no part in, 400 for a malformed id. */
+const isUnknownWorkspace = (err: unknown) => err instanceof PlaybooksError && (err.status === 404 || err.status === 400);
+
 function WorkspaceRoutes() {
+  const { ws } = useParams<{ ws: string }>();
+  // The workspace is read first (cached for every page of it): an unknown one gets its own page.
+  const workspace = useQuery({ queryKey: ['workspace', ws], queryFn: () => clientFor(ws).workspace.get(), staleTime: 60_000 });
+  if (workspace.isPending) return <Loading what="Opening the workspace" />;
+  if (workspace.error) return isUnknownWorkspace(workspace.error) ? <WorkspaceNotFound ws={ws} /> : <ErrorNote error={workspace.error} />;
   return (
     <>
       <WorkspaceNav />
@@ -96,7 +124,7 @@ export function App() {
       </a>
       <header className="top">
         <Link href="/" className="brand">
-          Playbooks console
+          Playbooks<span className="brand-rest"> console</span>
         </Link>
         <Link href="/cypher">Cypher</Link>
         {key && (

@@ -51,7 +51,8 @@ export const clientFor = (workspaceId: string): PlaybooksClient => sdkClient(ses
 /** A readable message for any error a call throws. */
 export function messageOf(err: unknown): string {
   if (err instanceof PlaybooksError) {
-    const fields = err.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');
+    // A field's message the detail already says (Neo4j's message for /query, say) is not said twice.
+    const fields = err.errors?.filter((e) => !err.detail.includes(e.message)).map((e) => `${e.path}: ${e.message}`).join('; ');
     return `${err.detail}${fields ? ` (${fields})` : ''}`;
   }
   return err instanceof Error ? err.message : String(err);

@@ -55,12 +55,24 @@ export function Pager({ page, limit, total, onPage }: { page: number; limit: num
   );
 }
 
+/** The warning sign of a dangerous button: a shape, so the danger does not rest on colour alone. */
+function DangerSign() {
+  return (
+    <svg className="danger-sign" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+      <path d="M8 1.5 15 14.5H1z" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinejoin="round" />
+      <path d="M8 6v4.2M8 11.8v1" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+    </svg>
+  );
+}
+
 /**
  * A button for what cannot be undone or takes access away: it asks first, inline. The question replaces the
  * button and takes focus; Cancel gives focus back to the button. `confirmLabel` names the action again so the
- * second click is a decision, not a double click.
+ * second click is a decision, not a double click. `danger` (revoking, deactivating, archiving, removing) shows
+ * the danger before the question: outlined in red with a warning sign, where Create is solid blue, and the
+ * confirming button solid red.
  */
-export function ConfirmButton({ label, question, confirmLabel, onConfirm, pending = false, disabled = false, ariaLabel, className }: {
+export function ConfirmButton({ label, question, confirmLabel, onConfirm, pending = false, disabled = false, ariaLabel, className, danger = false }: {
   label: string;
   question: ReactNode;
   confirmLabel: string;
@@ -70,6 +82,7 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, pendin
   /** The button's accessible name when its text alone is ambiguous in a list ("Revoke key ci-1"). */
   ariaLabel?: string;
   className?: string;
+  danger?: boolean;
 }) {
   const [asking, setAsking] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
@@ -80,7 +93,15 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, pendin
   }, [asking]);
   if (!asking) {
     return (
-      <button type="button" ref={button} className={className} disabled={disabled || pending} aria-label={ariaLabel} onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        ref={button}
+        className={[className, danger && 'danger'].filter(Boolean).join(' ') || undefined}
+        disabled={disabled || pending}
+        aria-label={ariaLabel}
+        onClick={() => setAsking(true)}
+      >
+        {danger && <DangerSign />}
         {label}
       </button>
     );
@@ -88,7 +109,8 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, pendin
   return (
     <span className="inline confirm" role="group" aria-label={`Confirm: ${ariaLabel ?? label}`}>
       <span>{question}</span>
-      <button type="button" autoFocus disabled={pending} onClick={() => { setAsking(false); onConfirm(); }}>
+      <button type="button" className={danger ? 'danger-confirm' : undefined} autoFocus disabled={pending} onClick={() => { setAsking(false); onConfirm(); }}>
+        {danger && <DangerSign />}
         {confirmLabel}
       </button>
       <button type="button" className="secondary" disabled={pending} onClick={() => setAsking(false)}>

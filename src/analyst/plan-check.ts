@@ -103,7 +103,9 @@ export function refusal(queryType: string, plan: PlanNode | undefined): string |
   return undefined;
 }
 
+/** Why a query of this type may not run, said of the query first ("This query writes: …"). */
 function refusalOfType(queryType: string): string {
-  const kind = { w: 'it writes', rw: 'it reads and writes', s: 'it is a schema or administration command' }[queryType] ?? `its query type is '${queryType}'`;
-  return `Only read queries may run, and ${kind}`;
+  // A query that reads before it writes is, to its author, a query that writes.
+  const kind = { w: 'writes', rw: 'writes', s: 'is a schema or administration command' }[queryType] ?? `is of query type '${queryType}'`;
+  return `This query ${kind}: only read queries may run here`;
 }

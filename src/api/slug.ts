@@ -35,10 +35,19 @@ export function notASlug(text: unknown): string {
 }
 
 /**
- * Latin letters whose diacritic Unicode does not decompose (a stroke, a missing dot): folded like the accents
- * it does decompose, so that 'Łódź' reads 'lodz'. Ligatures (ß, æ, œ) and other letters are not accents and stay out.
+ * Latin letters with a stroke or a missing dot, which Unicode does not decompose: folded like the accents it does
+ * decompose ('Łódź' reads 'lodz'). Slugs generated before the letters below were folded used only these.
  */
-const latinFolds: Record<string, string> = { ø: 'o', đ: 'd', ħ: 'h', ł: 'l', ŧ: 't', ı: 'i', ƀ: 'b', ƶ: 'z' };
+const legacyFolds: Record<string, string> = { ø: 'o', đ: 'd', ħ: 'h', ł: 'l', ŧ: 't', ı: 'i', ƀ: 'b', ƶ: 'z' };
+
+/**
+ * Every Latin letter Unicode does not decompose, as people write it in ASCII: the ligatures and the letters of their
+ * own spelled out ('Fußnoten' reads 'fussnoten', 'lagergrænser' 'lagergraenser', 'þing' 'thing').
+ */
+const latinFolds: Record<string, string> = {
+  ...legacyFolds,
+  ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th', ð: 'd', ŋ: 'ng', ĸ: 'k', ǥ: 'g', ɨ: 'i', ʉ: 'u', ȼ: 'c', ɇ: 'e', ɉ: 'j', ɍ: 'r', ƴ: 'y', ȥ: 'z', ƒ: 'f',
+};
 
 const asciiWord = /[a-z0-9]/;
 const latin = /\p{Script=Latin}/u;
@@ -46,12 +55,17 @@ const kept = new RegExp(`[${letter}]`, 'u');
 const combining = /\p{M}/u;
 
 /**
- * The slug of a title or a file name: lowercased, Latin accents folded to ASCII, letters and digits of other
- * scripts kept with their combining marks, every run of other characters one '-', leading and trailing '-'
- * trimmed. 'Quarterly Launch Plan!' → 'quarterly-launch-plan', '日本語のノート' → '日本語のノート',
- * 'Crème Brûlée' → 'creme-brulee'. Returns '' when nothing is left; callers decide what to do then.
+ * The slug of a title or a file name: lowercased, Latin letters folded to ASCII (accents dropped, ß, æ, þ … spelled
+ * out), letters and digits of other scripts kept with their combining marks, every run of other characters one '-',
+ * leading and trailing '-' trimmed. 'Quarterly Launch Plan!' → 'quarterly-launch-plan', '日本語のノート' →
+ * '日本語のノート', 'Crème Brûlée' → 'creme-brulee', 'Straße' → 'strasse'. Returns '' when nothing is left; callers
+ * decide what to do then.
  */
 export function slugify(title: string): string {
+  return slugifyWith(title, latinFolds);
+}
+
+function slugifyWith(title: string, folds: Record<string, string>): string {
   // Compatibility decomposition: ligatures and full-width forms become plain letters, and every accent a mark of
   // its own, dropped after a Latin letter and kept after a letter of another script (NFC puts it back on).
   const text = title.normalize('NFKD').toLowerCase();
@@ -71,7 +85,7 @@ export function slugify(title: string): string {
     marksKept = false;
     if (asciiWord.test(ch)) add(ch);
     else if (latin.test(ch)) {
-      if (latinFolds[ch]) add(latinFolds[ch]);
+      if (folds[ch]) add(folds[ch]);
       else separated = true;
     } else if (kept.test(ch)) {
       add(ch);
@@ -94,6 +108,14 @@ function cutSlug(slug: string, max: number): string {
 /** The slug generated from a title (or a file's path): slugify, capped to leave room for a `-N`, else `fallback`. */
 export function slugBase(title: string, fallback: string): string {
   return cutSlug(slugify(title), maxSlugBase) || fallback;
+}
+
+/**
+ * slugBase as it was before ligatures and letters of their own were folded (they became '-'), equal to it for every
+ * other title: a folder import finds by it the nodes it made from files then, before nodes kept their file's path.
+ */
+export function legacySlugBase(title: string, fallback: string): string {
+  return cutSlug(slugifyWith(title, legacyFolds), maxSlugBase) || fallback;
 }
 
 /** The first of base, base-2, base-3, … that `taken` does not hold. */

@@ -4,26 +4,26 @@ import type { ToolCall, ToolServices } from './tools.js';
 
 /**
  * Completions of prompt arguments and resource-template variables: the slugs of the workspace's approved
- * playbooks (a playbook prompt's argument, playbook://{slug}) and of its live context nodes (node://{slug}),
- * those that start with what was typed first.
+ * playbooks (a playbook prompt's argument, playbook://{slug}) and of its live context nodes (node://{slug}) that
+ * start with what was typed, in slug order. A completion is a prefix match, answered by an index seek on the
+ * workspace's slugs (not a text search, which finds words, not the start of a slug).
  */
 
+/** The most values an answer holds (the protocol's own cap); hasMore says when there are others. */
 const most = 100;
 
+/** What was typed, as slugs are written: lower-cased, in NFC. */
+const asSlugPrefix = (typed: string) => typed.trim().toLowerCase().normalize('NFC');
+
 export async function complete(s: ToolServices, { caller }: ToolCall, params: CompleteRequest['params']): Promise<CompleteResult> {
-  const typed = params.argument.value.trim();
   const { ref, argument } = params;
-  let values: string[] = [];
-  if ((ref.type === 'ref/prompt' && ref.name === runPlaybook && argument.name === 'playbook') || (ref.type === 'ref/resource' && ref.uri === 'playbook://{slug}')) {
-    const { playbooks } = await s.playbooks.list(caller, { status: 'approved', q: typed || undefined, sort: 'title', order: 'asc', page: 1, limit: most });
-    values = playbooks.map((p) => p.slug);
-  } else if (ref.type === 'ref/resource' && ref.uri === 'node://{slug}') {
-    const query = typed ? { q: typed } : { sort: 'title' as const, order: 'asc' as const };
-    const { nodes } = await s.nodes.list(caller, { status: 'live', ...query, page: 1, limit: most });
-    values = nodes.map((n) => n.slug);
-  }
-  const lower = typed.toLowerCase();
-  const first = values.filter((v) => v.startsWith(lower));
-  const ordered = [...first, ...values.filter((v) => !v.startsWith(lower))];
-  return { completion: { values: ordered.slice(0, most), hasMore: false } };
+  const kind =
+    (ref.type === 'ref/prompt' && ref.name === runPlaybook && argument.name === 'playbook') || (ref.type === 'ref/resource' && ref.uri === 'playbook://{slug}')
+      ? 'playbook'
+      : ref.type === 'ref/resource' && ref.uri === 'node://{slug}'
+        ? 'node'
+        : undefined;
+  if (!kind) return { completion: { values: [], hasMore: false } };
+  const { slugs, more } = await s.retrieval.slugsStartingWith(caller, kind, asSlugPrefix(argument.value), most);
+  return { completion: { values: slugs, hasMore: more } };
 }

@@ -6,6 +6,7 @@ import { Id, Strict } from '../api/common-schemas.js';
 import { type AnyOperation, defineOperation } from '../api/operation.js';
 import { bearer } from '../http/access.js';
 import { mcpEndpointPath, mcpEndpointPattern, mcpScope } from '../auth/mcp-resource.js';
+import { type PublicOrigin, requestOrigin } from '../oauth/public-origin.js';
 
 /**
  * How a generic MCP client learns to authenticate (RFC 9728, OAuth 2.0 Protected Resource Metadata): the MCP
@@ -14,23 +15,28 @@ import { mcpEndpointPath, mcpEndpointPattern, mcpScope } from '../auth/mcp-resou
  */
 
 const metadataPrefix = '/.well-known/oauth-protected-resource';
-// A Host that is a name or an address with an optional port: anything else cannot be put in a URL, nor between quotes.
-const plainHost = /^(?:[\w.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/** What names the service in these answers: the authorization server's issuer and the origin it goes by (src/oauth/). */
+export interface ResourceNaming {
+  readonly issuer: string;
+  readonly origin: PublicOrigin;
+}
 
 /**
- * The service's origin as the request names it: its Host, and the scheme and host Koa reads under the app's `proxy`
- * setting (createApp). Koa's own `ctx.origin` is the Origin header, not this.
+ * The origin to name the service by in an answer to this request: PUBLIC_URL's, or the loopback alias the request
+ * came to when PUBLIC_URL is not set (PublicOrigin). The request's scheme and host are read as Koa reads them under
+ * the app's `proxy` setting (createApp).
  */
-function originOf(ctx: Context): string | undefined {
-  return plainHost.test(ctx.host) ? `${ctx.protocol}://${ctx.host}` : undefined;
+function originOf(ctx: Context, naming: ResourceNaming): string {
+  return naming.origin.answering(requestOrigin(ctx.protocol, ctx.host));
 }
 
 /**
  * The WWW-Authenticate of the MCP endpoint's 401: the resource metadata's URL, and `error="invalid_token"` when a
  * bearer key was sent and refused (RFC 6750 §3.1: a request that carried none gets no error code).
  */
-function challengeOf(ctx: Context, pathSegment: string): string {
-  const origin = originOf(ctx);
+function challengeOf(ctx: Context, pathSegment: string, naming: ResourceNaming): string {
+  const origin = originOf(ctx, naming);
   let workspaceId: string | undefined;
   try {
     workspaceId = decodeURIComponent(pathSegment);
@@ -39,7 +45,7 @@ function challengeOf(ctx: Context, pathSegment: string): string {
   }
   const params = [
     ...(bearer(ctx) ? ['error="invalid_token"'] : []),
-    ...(origin && workspaceId ? [`resource_metadata="${origin}${metadataPrefix}${mcpEndpointPath(workspaceId)}"`] : []),
+    ...(workspaceId ? [`resource_metadata="${origin}${metadataPrefix}${mcpEndpointPath(workspaceId)}"`] : []),
   ];
   return params.length ? `Bearer ${params.join(', ')}` : 'Bearer';
 }
@@ -48,14 +54,14 @@ function challengeOf(ctx: Context, pathSegment: string): string {
  * Names the resource metadata in the MCP endpoint's 401, which the gate makes without knowing the request. Other
  * routes keep a plain challenge: the document describes the MCP endpoint alone.
  */
-export function mcpChallenge(): Middleware {
+export function mcpChallenge(s: { oauth: ResourceNaming }): Middleware {
   return async (ctx, next) => {
     const segment = mcpEndpointPattern.exec(ctx.path)?.[1];
     if (!segment) return next();
     try {
       await next();
     } catch (err) {
-      if (err instanceof AppError && err.code === 'unauthorized') throw unauthorized(challengeOf(ctx, segment));
+      if (err instanceof AppError && err.code === 'unauthorized') throw unauthorized(challengeOf(ctx, segment, s.oauth));
       throw err;
     }
   };
@@ -63,7 +69,7 @@ export function mcpChallenge(): Middleware {
 
 const ProtectedResourceMetadata = Type.Object(
   {
-    resource: Type.String({ format: 'uri', description: 'The MCP endpoint this document describes, as the request named the service' }),
+    resource: Type.String({ format: 'uri', description: 'The MCP endpoint this document describes, under PUBLIC_URL (or, when it is not set, the loopback name the request used)' }),
     resource_name: Type.String(),
     resource_documentation: Type.String({ format: 'uri', description: 'The API documentation' }),
     bearer_methods_supported: Type.Array(Type.Literal('header'), { description: 'An API key (pk_…) in Authorization: Bearer' }),
@@ -74,7 +80,7 @@ const ProtectedResourceMetadata = Type.Object(
 );
 
 /** `s.oauth.issuer`: the authorization server clients are sent to (src/oauth/). */
-export function protectedResourceRoutes(s: { oauth: { readonly issuer: string } }): AnyOperation[] {
+export function protectedResourceRoutes(s: { oauth: ResourceNaming }): AnyOperation[] {
   return [
     defineOperation({
       method: 'get', path: `${metadataPrefix}/api/v1/workspaces/:workspaceId/mcp`, operationId: 'mcpProtectedResource', tag: 'MCP',
@@ -87,8 +93,7 @@ export function protectedResourceRoutes(s: { oauth: { readonly issuer: string } 
       params: Strict({ workspaceId: Id('Workspace id') }),
       responses: { 200: { description: 'The metadata document', schema: ProtectedResourceMetadata } },
       handler: async ({ ctx, params }) => {
-        const origin = originOf(ctx);
-        if (!origin) throw new AppError('invalid_request', 'The Host header is not a host name, so the resource cannot be named');
+        const origin = originOf(ctx, s.oauth);
         ctx.body = {
           resource: `${origin}${mcpEndpointPath(params.workspaceId)}`,
           resource_name: `Playbooks MCP endpoint of workspace ${params.workspaceId}`,

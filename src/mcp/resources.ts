@@ -16,41 +16,40 @@ export const resourceTemplates = [
   { uriTemplate: 'node://{slug}', name: 'node', title: 'Context node', description: 'A live context node’s content, as markdown', mimeType: 'text/markdown' },
 ];
 
+/** Each page of resources/list holds up to this many approved playbooks and as many live nodes. */
 const pageSize = 50;
 
-/** The cursor of resources/list: which list and which page of it (opaque to clients). */
-interface Cursor {
-  list: 'playbooks' | 'nodes';
-  page: number;
-}
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
-function decodeCursor(cursor: string | undefined): Cursor {
-  if (!cursor) return { list: 'playbooks', page: 1 };
+/** The cursor of resources/list: the next page number of both lists (opaque to clients). */
+const encodeCursor = (page: number) => Buffer.from(JSON.stringify({ page })).toString('base64url');
+function decodeCursor(cursor: string | undefined): number {
+  if (!cursor) return 1;
   try {
-    const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if ((c.list === 'playbooks' || c.list === 'nodes') && Number.isInteger(c.page) && c.page >= 1 && c.page <= 1_000_000) return c;
+    const { page } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Number.isInteger(page) && page >= 2 && page <= 1_000_000) return page;
   } catch {
     // fall through
   }
   throw new AppError('invalid_request', 'Unknown cursor');
 }
 
-/** Approved playbooks first, then live nodes, one page of either per call. */
+/**
+ * One page of both lists: the page's approved playbooks (by title), then as many of the live nodes (by title), so
+ * that a client that reads only the first page (most do) sees nodes too. nextCursor is there while either list has
+ * more; a list that has run out leaves later pages to the other.
+ */
 export async function listResources(s: ToolServices, { caller }: ToolCall, cursor: string | undefined): Promise<ListResourcesResult> {
-  const at = decodeCursor(cursor);
-  if (at.list === 'playbooks') {
-    const { playbooks, pagination } = await s.playbooks.list(caller, { status: 'approved', sort: 'title', order: 'asc', page: at.page, limit: pageSize });
-    const more = pagination.page * pagination.limit < pagination.total;
-    return {
-      resources: playbooks.map((p) => ({ uri: `playbook://${p.slug}`, name: p.slug, title: p.title, description: p.summary ?? undefined, mimeType: 'text/markdown' })),
-      nextCursor: encodeCursor(more ? { list: 'playbooks', page: at.page + 1 } : { list: 'nodes', page: 1 }),
-    };
-  }
-  const { nodes, pagination } = await s.nodes.list(caller, { status: 'live', sort: 'title', order: 'asc', page: at.page, limit: pageSize });
-  const more = pagination.page * pagination.limit < pagination.total;
+  const page = decodeCursor(cursor);
+  const [{ playbooks, pagination: playbookPages }, { nodes, pagination: nodePages }] = await Promise.all([
+    s.playbooks.list(caller, { status: 'approved', sort: 'title', order: 'asc', page, limit: pageSize }),
+    s.nodes.list(caller, { status: 'live', sort: 'title', order: 'asc', page, limit: pageSize }),
+  ]);
+  const more = page * pageSize < Math.max(playbookPages.total, nodePages.total);
   return {
-    resources: nodes.map((n) => ({ uri: `node://${n.slug}`, name: n.slug, title: n.title, description: n.description || undefined, mimeType: 'text/markdown' })),
-    ...(more ? { nextCursor: encodeCursor({ list: 'nodes', page: at.page + 1 }) } : {}),
+    resources: [
+      ...playbooks.map((p) => ({ uri: `playbook://${p.slug}`, name: p.slug, title: p.title, description: p.summary ?? undefined, mimeType: 'text/markdown' })),
+      ...nodes.map((n) => ({ uri: `node://${n.slug}`, name: n.slug, title: n.title, description: n.description || undefined, mimeType: 'text/markdown' })),
+    ],
+    ...(more ? { nextCursor: encodeCursor(page + 1) } : {}),
   };
 }
 

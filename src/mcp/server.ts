@@ -30,7 +30,7 @@ export const serverInfo = { name: 'playbooks-context-service', version: serviceV
 export const instructions = [
   'Playbooks are a workspace’s approved workflows; context nodes are its knowledge (guidelines, processes, personas, examples), linked to each other and to playbooks.',
   'To run a playbook, start with get_bundle (list_playbooks finds it): the playbook’s instructions and its linked context, ranked, within maxTokens.',
-  'When a bundle says it left nodes out, ask again with its cursor, or read get_manifest (what there is, with token counts) and get_node for one.',
+  'When a bundle says it left nodes out (omittedCount), ask again with its cursor (no cursor: the budget holds no node, ask with a larger maxTokens), or read get_manifest (what there is, with token counts) and get_node for one.',
   'For more around a node use follow_links; search_context finds nodes by text; get_updates says what changed since a moment.',
   'Leave what you learn: annotate adds a note to a playbook or a node, give_feedback tells the editors that something is incorrect, outdated, missing or helpful.',
   'get_bundle, get_manifest and the prompts count against the workspace’s monthly retrieval quota.',

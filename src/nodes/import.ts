@@ -5,7 +5,8 @@ import { newId } from '../infra/ids.js';
 import { type GraphTx, Rollback } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type RelationshipType, relationshipTypeOf } from './link-types.js';
-import { type ImportStateRow, NodeRepository, toNode } from './repository.js';
+import { type ImportStateRow, NodeRepository, sourcePathKey, toNode } from './repository.js';
+import { sourcePathTaken } from './service.js';
 import type { ContextNode, ImportInput, ImportNodeInput, ImportResult } from './schemas.js';
 import { namesChange } from './names.js';
 import { type NodeFields, normaliseNodeFields, withDefaults } from './node-fields.js';
@@ -88,8 +89,10 @@ export class NodeImportService {
       // The batch's slugs are claimed as a single create claims its slug, so that one made meanwhile is seen here.
       await this.repo.claimSlugs(tx, ws, [...batchSlugs].map(nameKey), null);
       const stored = new Map((await this.repo.importState(tx, ws, [...needed])).map((row) => [row.node.slug, row]));
-      const known = (slug: string) => stored.has(slug) || batchSlugs.has(slug);
-      const planned = valid.map((index) => this.plan(results[index], normalised[index], stored.get(normalised[index].slug), known));
+      const writable = await this.withoutSourcePathConflicts(tx, ws, valid, normalised, results, new Set(archive));
+      const writtenSlugs = new Set(writable.map((i) => normalised[i].slug));
+      const known = (slug: string) => stored.has(slug) || writtenSlugs.has(slug);
+      const planned = writable.map((index) => this.plan(results[index], normalised[index], stored.get(normalised[index].slug), known));
       const archiveResults: ArchiveResult[] = archive.map((slug) => {
         const row = stored.get(slug);
         if (batchSlugs.has(slug)) return { slug, outcome: 'error', id: row?.node.id ?? null, error: itemError('invalid_request', 'is also imported by this batch') };
@@ -133,6 +136,39 @@ export class NodeImportService {
     }
     await this.deps.gate.graphChanged(ws);
     return answer;
+  }
+
+  /**
+   * The items that leave every source path to one live node: an item whose path (compared as names compare) an
+   * earlier item of the batch has, or a live node of another slug that this batch neither moves nor archives, is
+   * answered with a conflict and not written. Every item is live once written, so each is checked.
+   */
+  private async withoutSourcePathConflicts(tx: GraphTx, ws: string, valid: number[], items: ImportNodeInput[], results: ItemResult[], archived: Set<string>): Promise<number[]> {
+    const withPath = valid.filter((i) => items[i].sourcePath);
+    if (!withPath.length) return valid;
+    const pathOfSlug = new Map(valid.map((i) => [items[i].slug, items[i].sourcePath ? sourcePathKey(items[i].sourcePath!) : null]));
+    const holders = new Map<string, { slug: string }[]>();
+    for (const h of await this.repo.sourcePathHolders(tx, ws, withPath.map((i) => items[i].sourcePath!))) {
+      const key = sourcePathKey(h.sourcePath);
+      holders.set(key, [...(holders.get(key) ?? []), h]);
+    }
+    const firstWithPath = new Map<string, number>();
+    const refused = new Set<number>();
+    for (const i of withPath) {
+      const path = items[i].sourcePath!;
+      const key = sourcePathKey(path);
+      const earlier = firstWithPath.get(key);
+      // A holder keeps the path unless this batch archives it or gives it another path (or none).
+      const holder = holders.get(key)?.find((h) => h.slug !== items[i].slug && !archived.has(h.slug) && (!pathOfSlug.has(h.slug) || pathOfSlug.get(h.slug) === key));
+      if (earlier !== undefined) {
+        refused.add(i);
+        Object.assign(results[i], { outcome: 'error', error: itemError('conflict', `Item ${earlier} of this batch has the same source path '${items[earlier].sourcePath}' (compared ignoring case and Unicode form)`) });
+      } else if (holder) {
+        refused.add(i);
+        Object.assign(results[i], { outcome: 'error', error: itemError('conflict', sourcePathTaken(path, holder).message) });
+      } else firstWithPath.set(key, i);
+    }
+    return valid.filter((i) => !refused.has(i));
   }
 
   /** Compares one valid item with the stored node of its slug (if any) and fills in its answer. */

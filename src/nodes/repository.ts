@@ -3,7 +3,7 @@ import type { GraphExecutor, GraphTx } from '../infra/neo4j.js';
 import { type LinkType, type RelationshipType, linkTypeParams, relationshipTypeOf } from './link-types.js';
 import type { NodeName } from './names.js';
 import type { ContextNode, Link, ListNodesQuery, NodeDetail, NodeStatus, NodeType, SourceType } from './schemas.js';
-import type { Wikilink } from './wikilinks.js';
+import { type Wikilink, nameKey } from './wikilinks.js';
 
 export interface ListFilter {
   nodeType: NodeType | null;
@@ -49,6 +49,9 @@ type Runner = Pick<GraphTx, 'run'>;
 /** Keys in one order, so that writes locking several WikiNames lock them alike (fewer deadlocks to retry). */
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
+/** What two source paths are compared by: as wikilink names are (NFC, lowercase), so that no two live nodes share a file. */
+export const sourcePathKey = (sourcePath: string): string => nameKey(sourcePath);
+
 /** Context nodes, their links and wikilinks: the only place that runs their Cypher. */
 export class NodeRepository {
   constructor(private readonly graph: GraphExecutor) {}
@@ -93,6 +96,23 @@ export class NodeRepository {
   async claimSlugs(tx: Runner, workspaceId: string, keys: string[], base: string | null): Promise<{ id: string; slug: string }[]> {
     const [row] = await tx.run('nodes/claim-slug', { workspaceId, keys: [...new Set(keys)].sort(), base });
     return (row?.taken ?? []) as { id: string; slug: string }[];
+  }
+
+  /**
+   * Locks the source paths `paths` until the transaction ends and returns the live nodes that have one of them,
+   * compared as names compare (sameSourcePath): two writes of one path take turns (nodes/source-path-holders.cypher).
+   */
+  async sourcePathHolders(tx: Runner, workspaceId: string, paths: string[]): Promise<{ id: string; slug: string; sourcePath: string }[]> {
+    const named = new Map<string, { key: string; depth: number }>();
+    for (const p of paths) {
+      // The name every node of this path holds: its whole path without `.md` (src/nodes/names.ts).
+      const key = nameKey(p.replace(/\.md$/i, '').trim());
+      if (key) named.set(key, { key, depth: p.split('/').length - 1 });
+    }
+    if (!named.size) return [];
+    const wanted = new Set(paths.map(sourcePathKey));
+    const rows = await tx.run('nodes/source-path-holders', { workspaceId, paths: [...named.values()].sort(byKey) });
+    return (rows as { id: string; slug: string; sourcePath: string }[]).filter((row) => wanted.has(sourcePathKey(row.sourcePath)));
   }
 
   /** Write-locks a node until the transaction ends (nodes/lock.cypher); false when it is not in the workspace. */

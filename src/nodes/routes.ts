@@ -62,7 +62,7 @@ export function nodeRoutes(services: { nodes: NodeService; nodeImport: NodeImpor
     }),
     defineOperation({
       ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes', operationId: 'createContextNode', summary: 'Create a context node',
-      description: 'Defaults: nodeType reference, importance 50, readFirst and edgeCaseOnly false. A slug taken by another node is 409 slug_taken; without a slug one is made from the title (-2, -3, … when taken). Wikilinks in content become links at once, and wikilinks of other nodes waiting for this slug resolve to it.',
+      description: 'Defaults: nodeType reference, importance 50, readFirst and edgeCaseOnly false. A slug taken by another node is 409 slug_taken, a sourcePath another live node has (ignoring case and Unicode form) 409 conflict; without a slug one is made from the title (-2, -3, … when taken). Wikilinks in content become links at once, and wikilinks of other nodes waiting for this slug resolve to it.',
       access: editors, params: WorkspacePath, body: CreateWithVector,
       responses: { 201: { description: 'The node, with its links', schema: NodeDetailSchema } },
       errors: [409],
@@ -137,9 +137,10 @@ export function nodeRoutes(services: { nodes: NodeService; nodeImport: NodeImpor
     }),
     defineOperation({
       ...nodes, method: 'post', path: '/api/v1/workspaces/:workspaceId/context-nodes/:nodeId/restore', operationId: 'restoreContextNode', idempotent: true, summary: 'Restore an archived context node',
-      description: 'Makes the node live again (archivedAt null). Restoring a live node changes nothing.',
+      description: 'Makes the node live again (archivedAt null). Restoring a live node changes nothing. 409 conflict when another live node has its sourcePath meanwhile.',
       access: editors, params: NodePath,
       responses: { 200: { description: 'The node, with its links', schema: NodeDetailSchema } },
+      errors: [409],
       run: ({ caller, params }) => services.nodes.restore(caller, params.nodeId),
     }),
     defineOperation({

@@ -40,6 +40,7 @@ export class NodeService {
       try {
         const detail = await this.write(async (tx, now) => {
           const slug = await this.allocateSlug(tx, ws, input.title, input.slug);
+          if (input.sourcePath) await this.claimSourcePath(tx, ws, input.sourcePath);
           const node: ContextNode = {
             id: newId('cn'),
             slug,
@@ -142,6 +143,7 @@ export class NodeService {
         if (input.agentSummary !== undefined) changes.agentSummaryTokenCount = countTokens(input.agentSummary);
         const slugChanged = input.slug !== undefined && input.slug !== current.slug;
         if (slugChanged) await this.allocateSlug(tx, ws, current.title, input.slug, nodeId);
+        if (input.sourcePath && current.status === 'live') await this.claimSourcePath(tx, ws, input.sourcePath, nodeId);
         await this.repo.update(tx, ws, [{ nodeId, changes }], now);
         const renamed = { ...current, ...input, id: nodeId };
         await syncWikilinks(this.repo, tx, ws, {
@@ -237,6 +239,11 @@ export class NodeService {
   private async setStatus(caller: Caller, nodeId: string, status: NodeStatus): Promise<void> {
     const ws = caller.workspaceId;
     const changed = await this.write(async (tx, now) => {
+      if (status === 'live') {
+        // A node made live again takes its file back only if no live node has it meanwhile.
+        const node = (await this.repo.lock(tx, ws, nodeId)) ? await this.repo.get(tx, ws, nodeId) : undefined;
+        if (node?.status === 'archived' && node.sourcePath) await this.claimSourcePath(tx, ws, node.sourcePath, nodeId);
+      }
       const [result] = await this.repo.setStatus(tx, ws, [nodeId], status, now);
       if (!result) throw notFound('Context node');
       // Archiving an archived node (or restoring a live one) changes nothing, so it records nothing either.
@@ -257,6 +264,12 @@ export class NodeService {
     return this.repo.writeTx((tx) => work(tx, now));
   }
 
+  /** Claims a source path for a live node until the transaction ends; 409 when another live node has it. */
+  private async claimSourcePath(tx: GraphTx, workspaceId: string, sourcePath: string, selfId?: string): Promise<void> {
+    const holder = (await this.repo.sourcePathHolders(tx, workspaceId, [sourcePath])).find((h) => h.id !== selfId);
+    if (holder) throw sourcePathTaken(sourcePath, holder);
+  }
+
   /** The slug a node gets, claimed until the transaction ends; `selfId` may keep the slug it holds. */
   private allocateSlug(tx: GraphTx, workspaceId: string, title: string, explicit?: string, selfId?: string): Promise<string> {
     const claim = async (slug: string) => {
@@ -265,6 +278,13 @@ export class NodeService {
     };
     return allocateSlug({ explicit, title, fallback: 'node' }, claim, slugTaken);
   }
+}
+
+/** 409 for a source path that a live node other than `selfId` already has: two live nodes never share a file. */
+export function sourcePathTaken(sourcePath: string, holder: { slug: string }): AppError {
+  return new AppError('conflict', `The live context node '${holder.slug}' of this workspace already has the source path '${sourcePath}' (compared ignoring case and Unicode form)`, {
+    errors: [{ path: '/sourcePath', message: `is the source path of the live node '${holder.slug}'`, in: 'body' }],
+  });
 }
 
 function slugTaken(slug: string): AppError {

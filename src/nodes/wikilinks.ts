@@ -70,41 +70,72 @@ export function wikilinkTarget(inner: string): { name: string; section: string |
 export function parseWikilinks(content: string | null | undefined): Wikilink[] {
   if (!content) return [];
   const byKey = new Map<string, Wikilink>();
-  for (const paragraph of proseParagraphs(content)) {
-    // A wikilink is read before code spans, as Obsidian does: a label may hold code ([[Functions#hasTag|`hasTag`]]);
-    // only a wikilink that starts inside a code span is code.
-    const spans = codeSpans(paragraph);
-    let next = 0;
-    for (const match of paragraph.matchAll(wikilinkPattern)) {
-      while (next < spans.length && spans[next].end <= match.index) next += 1;
-      if (next < spans.length && spans[next].start <= match.index) continue;
-      const target = wikilinkTarget(match[1]);
-      if (!target) continue;
-      const key = nameKey(target.name);
-      let link = byKey.get(key);
-      if (!link) byKey.set(key, (link = { key, text: target.name, sections: [] }));
-      const { section } = target;
-      if (section !== null && section.length <= maxSectionLength && link.sections.length < maxSections && !link.sections.includes(section)) link.sections.push(section);
-    }
+  for (const { inner } of wikilinksIn(content)) {
+    const target = wikilinkTarget(inner);
+    if (!target) continue;
+    const key = nameKey(target.name);
+    let link = byKey.get(key);
+    if (!link) byKey.set(key, (link = { key, text: target.name, sections: [] }));
+    const { section } = target;
+    if (section !== null && section.length <= maxSectionLength && link.sections.length < maxSections && !link.sections.includes(section)) link.sections.push(section);
   }
   return [...byKey.values()];
 }
 
-/** The pieces of a content outside fenced code blocks and inline code spans: where links and #tags are read. */
-export function* proseOf(content: string): Iterable<string> {
-  for (const paragraph of proseParagraphs(content)) yield* outsideCodeSpans(paragraph);
+/** One `[[…]]` of a content outside code: where it stands ([start, end) offsets into the content) and its inner text. */
+export interface WikilinkAt {
+  start: number;
+  end: number;
+  inner: string;
 }
 
-/** The content outside fenced code blocks, split into paragraphs (runs of non-blank lines). */
-function proseParagraphs(content: string): string[] {
-  const paragraphs: string[] = [];
+/** Every `[[…]]` of a content outside code, in order, whether or not it names a note: what a rewrite of links edits. */
+export function* wikilinksIn(content: string): Iterable<WikilinkAt> {
+  for (const paragraph of proseParagraphs(content)) {
+    // A wikilink is read before code spans, as Obsidian does: a label may hold code ([[Functions#hasTag|`hasTag`]]);
+    // only a wikilink that starts inside a code span is code.
+    const spans = codeSpans(paragraph.text);
+    let next = 0;
+    let line = 0;
+    for (const match of paragraph.text.matchAll(wikilinkPattern)) {
+      while (next < spans.length && spans[next].end <= match.index) next += 1;
+      if (next < spans.length && spans[next].start <= match.index) continue;
+      // A wikilink holds no line break, so it lies on one line of the paragraph: its offset is that line's.
+      while (line + 1 < paragraph.lines.length && paragraph.lines[line + 1].at <= match.index) line += 1;
+      const start = paragraph.lines[line].from + (match.index - paragraph.lines[line].at);
+      yield { start, end: start + match[0].length, inner: match[1] };
+    }
+  }
+}
+
+/** The pieces of a content outside fenced code blocks and inline code spans: where links and #tags are read. */
+export function* proseOf(content: string): Iterable<string> {
+  for (const paragraph of proseParagraphs(content)) yield* outsideCodeSpans(paragraph.text);
+}
+
+/**
+ * The content outside fenced code blocks, split into paragraphs (runs of non-blank lines, joined by '\n'), each
+ * with where its lines start: `at` in the paragraph's text, `from` in the content.
+ */
+function proseParagraphs(content: string): { text: string; lines: { at: number; from: number }[] }[] {
+  const paragraphs: { text: string; lines: { at: number; from: number }[] }[] = [];
   let current: string[] = [];
+  let lines: { at: number; from: number }[] = [];
+  let at = 0;
   const flush = () => {
-    if (current.length) paragraphs.push(current.join('\n'));
+    if (current.length) paragraphs.push({ text: current.join('\n'), lines });
     current = [];
+    lines = [];
+    at = 0;
   };
   let fence: { char: string; length: number } | null = null;
-  for (const line of content.split(/\r\n|\r|\n/)) {
+  const lineBreak = /\r\n|\r|\n/g;
+  for (let from = 0; from <= content.length; ) {
+    lineBreak.lastIndex = from;
+    const brk = lineBreak.exec(content);
+    const line = content.slice(from, brk ? brk.index : content.length);
+    const lineFrom = from;
+    from = brk ? brk.index + brk[0].length : content.length + 1;
     if (fence) {
       const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
       if (close && close[1][0] === fence.char && close[1].length >= fence.length) fence = null;
@@ -118,7 +149,11 @@ function proseParagraphs(content: string): string[] {
       continue;
     }
     if (line.trim() === '') flush();
-    else current.push(line);
+    else {
+      lines.push({ at, from: lineFrom });
+      current.push(line);
+      at += line.length + 1;
+    }
   }
   flush();
   return paragraphs;

@@ -27,17 +27,51 @@ const consumedKey = (model: string, id: string) => `{${id}}:oauth:${model}:consu
 const grantKey = (grantId: string) => `{${grantId}}:oauth:grant-records`;
 const uidKey = (uid: string) => `{${uid}}:oauth:uid`;
 const userCodeKey = (code: string) => `{${code}}:oauth:user-code`;
+/** The record's id, from its key (the hash tag). */
+const idOfKey = (key: string) => key.slice(1, key.indexOf('}'));
+
+/**
+ * How long a registered client is kept while no person has approved it: anyone may register one, so one that never
+ * completed an authorization leaves by itself (RFC 7591 lets the server decide). An approved one is kept (keepClient).
+ */
+export const unusedClientSeconds = 24 * 3600;
+
+/** An access token the authorization server removed (revoked, or ended with its grant), and the workspace it was for. */
+export interface EndedToken {
+  token: string;
+  workspaceId: string;
+}
+
+export interface AdapterEvents {
+  /** A grant's record was removed (the provider revoking a grant whose code or refresh token was used twice, or a person revoking it). */
+  grantEnded: (grantId: string) => Promise<void>;
+  /** Access tokens' records were removed (RFC 7009 revocation, or their grant's end). */
+  tokensEnded: (tokens: EndedToken[]) => Promise<void>;
+}
 
 /**
  * Each method turns an unreachable Redis into the service's 503, which the consent page's steps answer with.
- * `grantEnded` runs when a grant's record is removed (the provider revoking a grant whose code or refresh token was
- * used twice, or a person revoking it), before the provider answers: its tokens are refused from then on.
+ * The events run when a grant's or an access token's record is removed, before the provider answers: the tokens are
+ * refused from then on, on every process.
  */
-export function redisAdapter(redis: RedisClient, grantEnded: (grantId: string) => Promise<void>): new (model: string) => Adapter {
+export function redisAdapter(redis: RedisClient, events: AdapterEvents): new (model: string) => Adapter {
+  /** The access tokens among these record keys, read before they are removed. */
+  const accessTokensOf = async (keys: string[]): Promise<EndedToken[]> => {
+    const ended: EndedToken[] = [];
+    for (const key of keys.filter((k) => k.endsWith(':oauth:AccessToken'))) {
+      const text = await redis.get(key);
+      const workspaceId = text ? mcpEndpointWorkspace([(JSON.parse(text) as AccessTokenRecord).aud].flat()[0]) : undefined;
+      if (workspaceId) ended.push({ token: idOfKey(key), workspaceId });
+    }
+    return ended;
+  };
+
   return class RedisAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      // The provider gives a client no lifetime; one nobody approves gets one here.
+      if (this.model === 'Client' && !expiresIn) expiresIn = unusedClientSeconds;
       return guardRedis(async () => {
         const put = (key: string, value: string) => (expiresIn ? redis.set(key, value, 'EX', expiresIn) : redis.set(key, value));
         const key = recordKey(this.model, id);
@@ -88,19 +122,36 @@ export function redisAdapter(redis: RedisClient, grantEnded: (grantId: string) =
     }
 
     async destroy(id: string): Promise<void> {
-      await guardRedis(() => redis.del(recordKey(this.model, id)));
-      if (this.model === 'Grant') await grantEnded(id);
+      const key = recordKey(this.model, id);
+      const ended = await guardRedis(async () => {
+        const tokens = this.model === 'AccessToken' ? await accessTokensOf([key]) : [];
+        await redis.del(key);
+        return tokens;
+      });
+      if (ended.length) await events.tokensEnded(ended);
+      if (this.model === 'Grant') await events.grantEnded(id);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      return guardRedis(async () => {
+      const ended = await guardRedis(async () => {
         const records = grantKey(grantId);
         const keys = await redis.lrange(records, 0, -1);
+        const tokens = await accessTokensOf(keys);
         for (const key of keys) await redis.del(key);
         await redis.del(records);
+        return tokens;
       });
+      if (ended.length) await events.tokensEnded(ended);
     }
   };
+}
+
+/** A registered client's record. */
+export const clientKey = (clientId: string) => recordKey('Client', clientId);
+
+/** Keeps a client for good: a person approved it, so it no longer expires as an unused registration does. */
+export async function keepClient(redis: RedisClient, clientId: string): Promise<void> {
+  await guardRedis(() => redis.persist(clientKey(clientId)));
 }
 
 /** An access token's record, as the provider wrote it. */

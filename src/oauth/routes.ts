@@ -70,10 +70,14 @@ export function oauthRoutes(services: { oauth: OAuthService }): AnyOperation[] {
 /** Where clients look for the authorization server's metadata (RFC 8414): the issuer's path, and the origin's root. */
 const metadataPaths = new Set(['/.well-known/oauth-authorization-server', `/.well-known/oauth-authorization-server${oauthMountPath}`, `/.well-known/openid-configuration${oauthMountPath}`]);
 
+/** The registration endpoint as the provider's router matches it (any case, an optional final slash). */
+const registrationPath = new RegExp(`^${oauthMountPath}/register/?$`, 'i');
+
 /**
  * The authorization server itself (oidc-provider, a Koa application of its own) under /oauth, and its metadata
  * where RFC 8414 puts it for an issuer with a path. Its endpoints speak OAuth's own errors, not problem+json,
- * and are documented in docs/mcp.md rather than in the API's document.
+ * and are documented in docs/mcp.md rather than in the API's document; a registration past its address's hourly
+ * limit is the service's own 429 rate_limited, as a key past its rate is.
  */
 export function oauthServer(services: { oauth: OAuthService }): Middleware {
   let mounted: Middleware | undefined;
@@ -82,6 +86,8 @@ export function oauthServer(services: { oauth: OAuthService }): Middleware {
     if (!metadata && ctx.path !== oauthMountPath && !ctx.path.startsWith(`${oauthMountPath}/`)) return next();
     // The provider would answer an unreachable Redis with a 500 of its own; the service's answer is a 503.
     if (!services.oauth.storeReachable) throw redisUnavailable(new Error('redis is not connected'));
+    // The connection's address: the app trusts no X-Forwarded-For (createApp's `proxy`), so a client cannot pick it.
+    if (ctx.method === 'POST' && registrationPath.test(ctx.path)) await services.oauth.admitRegistration(ctx.ip);
     mounted ??= mount(oauthMountPath, await services.oauth.provider());
     if (metadata) ctx.path = `${oauthMountPath}/.well-known/openid-configuration`;
     return mounted(ctx, next);

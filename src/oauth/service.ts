@@ -4,10 +4,14 @@ import type { Interaction } from 'oidc-provider';
 import type { AgentService } from '../agents/service.js';
 import { stampOf } from '../audit/recorder.js';
 import { type Caller, type Principal, roleAtLeast } from '../auth/caller.js';
+import { hashKey } from '../auth/keys.js';
 import { mcpEndpointWorkspace, mcpScope, oauthMountPath } from '../auth/mcp-resource.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import { SecretBox } from '../infra/secret-box.js';
 import type { ServiceDeps } from '../service-deps.js';
+import { PublicOrigin } from './public-origin.js';
+import { type EndedToken, keepClient } from './redis-adapter.js';
+import { RegistrationLimit } from './registration-limit.js';
 import { OAuthRepository, type ProviderKeys } from './repository.js';
 import type { Grant } from './schemas.js';
 
@@ -28,12 +32,22 @@ function newKeys(): { jwks: string; cookieKeys: string } {
  */
 export class OAuthService {
   private readonly repo: OAuthRepository;
+  private readonly registrations: RegistrationLimit;
   private providerMade?: Promise<Provider>;
   readonly issuer: string;
+  /** The origin the service is named by in the authorization server's answers and the resource metadata. */
+  readonly origin: PublicOrigin;
 
   constructor(private readonly deps: ServiceDeps & { agents: AgentService }) {
     this.repo = new OAuthRepository(deps.graph);
-    this.issuer = `${deps.config.publicUrl}${oauthMountPath}`;
+    this.origin = new PublicOrigin(deps.config);
+    this.issuer = `${this.origin.configured}${oauthMountPath}`;
+    this.registrations = new RegistrationLimit(deps.redis, deps.config.oauthRegistrationsPerHour, deps.clock);
+  }
+
+  /** Counts a client registration from this address, or refuses it past the hourly limit (429 rate_limited). */
+  admitRegistration(address: string): Promise<void> {
+    return this.registrations.admit(address);
   }
 
   /** Whether the authorization server's store (Redis) is connected. */
@@ -65,11 +79,13 @@ export class OAuthService {
     const { createProvider } = await import('./provider.js');
     return createProvider({
       issuer: this.issuer,
+      origin: this.origin,
       redis: this.deps.redis,
       jwks: keys.jwks,
       cookieKeys: keys.cookieKeys,
       workspaceExists: (workspaceId) => this.repo.workspaceExists(workspaceId),
       grantEnded: (grantId) => this.grantEnded(grantId),
+      tokensEnded: (tokens) => this.tokensEnded(tokens),
       onServerError: (err) => this.deps.logger.error({ err }, 'authorization server error'),
     });
   }
@@ -124,6 +140,8 @@ export class OAuthService {
     if (!created?.allowed) await grant.destroy();
     if (!created) throw notFound('Agent');
     if (!created.allowed) throw new AppError('insufficient_role', 'Only the agent’s sponsor or a workspace owner can let a client act as it');
+    // A person approved the client: it is kept, no longer an unused registration that expires.
+    await keepClient(this.deps.redis, clientId);
     return { redirectTo: await this.finish(interaction, { login: { accountId: agentId }, consent: { grantId } }), agentId };
   }
 
@@ -162,6 +180,18 @@ export class OAuthService {
   private async grantEnded(grantId: string): Promise<void> {
     const workspaceId = await this.repo.grantEnded(grantId, this.deps.clock().toISOString());
     if (workspaceId) await this.deps.gate.accessChanged([workspaceId]);
+  }
+
+  /**
+   * Access tokens the authorization server removed (their client revoked them, RFC 7009, or their grant ended):
+   * marked revoked for their workspace and every process's cached access to it replaced, as for a revoked API key,
+   * so they are refused from the next request on.
+   */
+  private async tokensEnded(tokens: EndedToken[]): Promise<void> {
+    for (const workspaceId of new Set(tokens.map((ended) => ended.workspaceId))) {
+      const hashes = tokens.filter((ended) => ended.workspaceId === workspaceId).map(({ token }) => hashKey(token));
+      await this.deps.gate.accessChanged([workspaceId], hashes);
+    }
   }
 
   private async interaction(uid: string): Promise<{ interaction: Interaction; workspaceId: string; resource: string }> {

@@ -14,7 +14,7 @@ export const Visibility = named('Visibility', literals(['workspace_private', 'pa
 export const FunctionArea = Type.String({ minLength: 1, maxLength: 200, description: 'Category label, free text' });
 export const Tag = Type.String({ minLength: 1, maxLength: 100 });
 export const Tags = Type.Array(Tag, { maxItems: 50, description: 'Free-text tags (1 to 100 characters each, at most 50); duplicates are dropped, order kept' });
-export const Content = named('PlaybookContent', Type.Object({}, { additionalProperties: true, description: 'Any JSON object, nested at most 64 levels deep; typically has an instructions entry' }));
+export const Content = named('PlaybookContent', Type.Object({}, { additionalProperties: true, description: 'The version’s content: any JSON object, nested at most 64 levels deep, such as {"instructions": "1. Keep every receipt. 2. File the claim within 30 days."}. Its instructions entry (markdown) is the playbook’s text: what the console edits, and what MCP resources and prompts give agents (a content without one is given to them as JSON). Other entries are kept and returned as sent.' }));
 export const ChangeNote = Type.String({ maxLength: 2000 });
 
 export const VersionRef = Type.Object({ id: Type.String(), versionNumber: Type.Integer(), status: VersionStatus }, {

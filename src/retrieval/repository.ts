@@ -85,6 +85,13 @@ export class RetrievalRepository {
     return row;
   }
 
+  /** Up to `limit` slugs of the workspace's approved playbooks or live nodes starting with `prefix`, in slug order. */
+  async slugsStartingWith(kind: 'playbook' | 'node', workspaceId: string, prefix: string, limit: number): Promise<string[]> {
+    const statement = kind === 'playbook' ? 'retrieval/playbook-slugs-starting-with' : 'retrieval/node-slugs-starting-with';
+    const rows = await this.graph.read<{ slug: string }>(statement, { workspaceId, prefix, limit });
+    return rows.map((r) => r.slug);
+  }
+
   /** Every change at exactly `at`. */
   async changesAt(workspaceId: string, at: string): Promise<NodeChange[]> {
     const rows = await this.graph.read<{ node: NodeChange }>('retrieval/changes-at', { workspaceId, at });

@@ -11,7 +11,9 @@ import type { RetrievalService } from './service.js';
 import type { ContextQueryService } from './query-service.js';
 import { ContextQueryAnswer, ContextQueryBody } from './query-schemas.js';
 import { validatePart } from '../api/validation.js';
-import { BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema } from './schemas.js';
+import {
+  AgentBundleSchema, AgentManifestSchema, BundleQuery, BundleSchema, FollowQuery, FollowSchema, ManifestQuery, ManifestSchema, UpdatesQuery, UpdatesSchema,
+} from './schemas.js';
 
 const readers = { kind: 'workspace', minRole: 'viewer' } as const;
 const base = { tag: 'Retrieval', access: readers } as const;
@@ -35,9 +37,15 @@ const UpdatesToolInput = Strict({ ...UpdatesQuery.properties, maxTokens }, { req
 const FindToolInput = Strict({ ...propertiesWithout(ContextQueryBody, 'vector', 'maxTokens'), maxTokens }, { required: ['q'] });
 
 export function retrievalRoutes(services: { retrieval: RetrievalService; playbooks: PlaybookService; nodes: NodeService; contextQuery: ContextQueryService }): AnyOperation[] {
+  /** The query of a bundle or manifest with its playbook, named by id or slug, as its id. */
+  const withPlaybookId = async <Q extends { playbookId: string }>(caller: Caller, query: Q): Promise<Q> => ({
+    ...query,
+    playbookId: await services.playbooks.idOf(caller, query.playbookId),
+  });
   /**
-   * A tool call that names its playbook as an agent knows it: the operation's query with the playbook's id, and
-   * one copy's share of the tool's budget as the REST answer's (whose budget is its JSON body's).
+   * A tool call that names its playbook as an agent knows it: the operation's query with the playbook's id, the
+   * agent's envelope (what was left out counted, not listed), and one copy's share of the tool's budget as the
+   * answer's (whose budget is its JSON's).
    */
   const byPlaybook = async (
     { playbook, maxTokens, ...rest }: { playbook: string; maxTokens?: number },
@@ -45,7 +53,7 @@ export function retrievalRoutes(services: { retrieval: RetrievalService; playboo
     operation: (query: Record<string, unknown>) => Promise<ToolAnswer>,
   ): Promise<ToolAnswer> => {
     const playbookId = await services.playbooks.idOf(call.caller, playbook);
-    return withShare(call.budget(maxTokens), (share) => operation({ playbookId, ...rest, maxTokens: share }));
+    return withShare(call.budget(maxTokens), (share) => operation({ playbookId, ...rest, maxTokens: share, envelope: 'agent' }));
   };
   return [
     defineOperation({
@@ -58,17 +66,18 @@ export function retrievalRoutes(services: { retrieval: RetrievalService; playboo
         304: { description: 'Not modified: the If-None-Match ETag is current', headers: meteredHeaders },
       },
       errors: [429],
-      run: ({ caller, query }) => services.retrieval.bundle(caller, query),
+      run: async ({ caller, query }) => services.retrieval.bundle(caller, await withPlaybookId(caller, query)),
       tool: {
         name: 'get_bundle',
         title: 'Get a playbook bundle',
         description:
           'A playbook with its ranked linked context, for a run: nodes in reading order, each with the reason it is there. ' +
-          'The whole result fits in maxTokens (default: the server’s MCP budget): nodes are taken in rank order while they fit; ' +
-          'what was left out is counted in omittedCount (the first few in omitted), and cursor continues after the nodes returned. ' +
+          'The whole result fits in maxTokens (default: the server’s MCP budget): nodes are taken in rank order while they fit, ' +
+          'and when not even the first fits whole it comes with its texts cut; omittedCount says how many were left out, and cursor continues after the nodes returned ' +
+          '(an answer with no node has no cursor: its budget is too small, ask with a larger maxTokens). ' +
           'Counts one retrieval against the workspace’s monthly quota.',
         input: BundleToolInput,
-        output: BundleSchema,
+        output: AgentBundleSchema,
         run: (args, call) => byPlaybook(args, call, (query) => call.operation({ query: query as BundleQuery })),
       },
     }),
@@ -82,7 +91,7 @@ export function retrievalRoutes(services: { retrieval: RetrievalService; playboo
         304: { description: 'Not modified: the If-None-Match ETag is current', headers: meteredHeaders },
       },
       errors: [429],
-      run: ({ caller, query }) => services.retrieval.manifest(caller, query),
+      run: async ({ caller, query }) => services.retrieval.manifest(caller, await withPlaybookId(caller, query)),
       tool: {
         name: 'get_manifest',
         title: 'Get a playbook manifest',
@@ -90,7 +99,7 @@ export function retrievalRoutes(services: { retrieval: RetrievalService; playboo
           'The same ranking as get_bundle with summaries and token estimates instead of content: what to read, before reading it. ' +
           'Fits in maxTokens like get_bundle. Counts one retrieval against the workspace’s monthly quota.',
         input: ManifestToolInput,
-        output: ManifestSchema,
+        output: AgentManifestSchema,
         run: (args, call) => byPlaybook(args, call, (query) => call.operation({ query: query as ManifestQuery })),
       },
     }),

@@ -1,10 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { AnnotationSchema } from '../annotations/schemas.js';
-import { Id, Nullable, Strict, Timestamp, literals, named } from '../api/common-schemas.js';
+import { Nullable, Strict, Timestamp, literals, named } from '../api/common-schemas.js';
 import { CursorParam } from '../api/cursor.js';
 import { linkTypes } from '../nodes/link-types.js';
 import { LinkTypeSchema, NodeStatusSchema } from '../nodes/schemas.js';
-import { Content, VersionStatus } from '../playbooks/schemas.js';
+import { Content, PlaybookRef, VersionStatus } from '../playbooks/schemas.js';
 
 const maxNodes = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Hard cap on returned nodes; what it cuts is listed in omittedNodeIds' });
 const depth = Type.Integer({ minimum: 1, maximum: 5, default: 2, description: 'Hops from the playbook any link type may take; requires links are followed at any depth' });
@@ -19,10 +19,12 @@ const maxTokens = Type.Integer({
 });
 const cursor = Type.Optional({ ...CursorParam, description: 'The cursor of a budgeted answer: the next nodes of the same ranking, after the ones it returned' });
 const includeAnnotations = Type.Boolean({ default: true, description: 'Add the annotations the caller may see on the playbook, its versions and the returned nodes' });
+// A playbook is named as everywhere else (the MCP tools, the context query): by its id or its slug.
+const playbookId = { ...PlaybookRef, description: 'The playbook: its id (pb_…) or its slug' };
 
 export const BundleQuery = Strict(
   {
-    playbookId: Id('The playbook'),
+    playbookId,
     mode: Type.Union([Type.Literal('summary'), Type.Literal('standard'), Type.Literal('full')], {
       default: 'standard',
       description: 'summary: no content (agentSummary, or the description); standard: content; full: content, description, agentSummary and the links among the returned nodes',
@@ -38,7 +40,7 @@ export const BundleQuery = Strict(
 );
 
 export const ManifestQuery = Strict(
-  { playbookId: Id('The playbook'), maxNodes, depth, includeAnnotations, changedSince: Type.Optional(changedSince), maxTokens: Type.Optional(maxTokens), cursor },
+  { playbookId, maxNodes, depth, includeAnnotations, changedSince: Type.Optional(changedSince), maxTokens: Type.Optional(maxTokens), cursor },
   { required: ['playbookId'] },
 );
 
@@ -126,6 +128,36 @@ export const BundleSchema = Type.Object({
 });
 
 export const ManifestSchema = Type.Object({ ...retrievalFields, nodes: Type.Array(ManifestNode) });
+
+/**
+ * The envelope an agent reads (the MCP tools' answers): what was left out is counted and continued by the cursor,
+ * never listed (ids an agent cannot use cost it tokens), and the playbook is its approved version's content alone.
+ */
+const AgentPlaybook = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  slug: Type.String(),
+  activeVersion: Nullable(Type.Object({ id: Type.String(), versionNumber: Type.Integer(), content: Content }, { description: 'The approved version; null when there is none' })),
+});
+const agentFields = {
+  playbook: AgentPlaybook,
+  annotations: Type.Array(AnnotationSchema),
+  omittedCount: Type.Integer({
+    minimum: 0,
+    description: 'How many ranked nodes were left out: by the budget (cursor continues with them) or by maxNodes (ask with a larger one)',
+  }),
+  cursor: nextCursor,
+  tokenCount,
+};
+export const AgentBundleSchema = Type.Object({ ...agentFields, nodes: Type.Array(BundleNode), links: Type.Optional(Type.Array(LinkAmong, { description: 'full mode' })) });
+export const AgentManifestSchema = Type.Object({ ...agentFields, nodes: Type.Array(ManifestNode) });
+
+/**
+ * A bundle or manifest request as the service takes it: the validated query and, from an MCP tool only (the
+ * REST query is strict), the agent's envelope. It is part of the query the response cache keys by, so the two
+ * envelopes never share an entry.
+ */
+export type RetrievalRequest = ManifestQuery & { envelope?: 'agent' };
 
 export const FollowQuery = Strict({
   linkType: Type.Optional(Type.Array(LinkTypeSchema, { description: 'Repeatable; all link types when absent' })),

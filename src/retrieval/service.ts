@@ -1,11 +1,11 @@
 import type { Caller } from '../auth/caller.js';
 import { notFound } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../api/cursor.js';
-import { answerWithin, budgetTooSmall, longestFit, shortenToFit } from '../tokens/token-fit.js';
+import { type Path, answerWithin, budgetTooSmall, longestFit, shortenToFit } from '../tokens/token-fit.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { linkTypeParams, relationshipTypeOf } from '../nodes/link-types.js';
 import { type RankedNode, type Ranking, RetrievalRepository } from './repository.js';
-import type { BundleQuery, FollowQuery, LinkAmong, ManifestQuery, Mode, NodeChange } from './schemas.js';
+import type { BundleQuery, FollowQuery, LinkAmong, Mode, NodeChange, RetrievalRequest } from './schemas.js';
 
 /**
  * Bundles, manifests, follow and updates. A bundle or manifest depends only on the workspace's graph, the
@@ -17,11 +17,11 @@ export class RetrievalService {
     this.repo = new RetrievalRepository(deps.graph);
   }
 
-  bundle(caller: Caller, q: BundleQuery) {
+  bundle(caller: Caller, q: BundleQuery & Pick<RetrievalRequest, 'envelope'>) {
     return this.answer(caller, q, q.mode);
   }
 
-  manifest(caller: Caller, q: ManifestQuery) {
+  manifest(caller: Caller, q: RetrievalRequest) {
     return this.answer(caller, q, 'manifest');
   }
 
@@ -30,7 +30,16 @@ export class RetrievalService {
     return this.repo.warmUp();
   }
 
-  private async answer(caller: Caller, q: ManifestQuery, mode: Mode | 'manifest') {
+  /**
+   * Up to `limit` slugs of the workspace's approved playbooks or live nodes that start with `prefix`, in slug order,
+   * and whether there are more: what an MCP client completes as it is typed.
+   */
+  async slugsStartingWith(caller: Caller, kind: 'playbook' | 'node', prefix: string, limit: number): Promise<{ slugs: string[]; more: boolean }> {
+    const slugs = await this.repo.slugsStartingWith(kind, caller.workspaceId, prefix, limit + 1);
+    return { slugs: slugs.slice(0, limit), more: slugs.length > limit };
+  }
+
+  private async answer(caller: Caller, q: RetrievalRequest, mode: Mode | 'manifest') {
     const ranking = await this.repo.rank({
       workspaceId: caller.workspaceId,
       playbookId: q.playbookId,
@@ -48,14 +57,21 @@ export class RetrievalService {
     // then kept to those among the nodes the answer holds.
     const links = mode === 'full' && nodes.length > 1 ? await this.repo.linksAmong(caller.workspaceId, nodes.map((n) => n.id)) : [];
     const views = nodes.map((n) => nodeView(n, mode));
-    const playbook = playbookOf(ranking);
     const budget = q.maxTokens;
-    const answerOf = (kept: number) => answerWithFirstNodes(ranking, playbook, nodes, views, kept, mode, { links, from, compact: budget !== undefined });
+    const parts = { ranking, nodes, views, mode, links, from };
+    const itemText = (i: number) => JSON.stringify([views[i], ranking.annotations.filter((a) => a.targetId === nodes[i].id)]);
+    if (q.envelope === 'agent') {
+      const answerOf = agentAnswer(parts, agentPlaybookOf(ranking));
+      if (budget === undefined) return answerOf(nodes.length);
+      const fitted = longestFit(nodes.length, budget, answerOf, itemText);
+      if (fitted && (fitted.kept > 0 || nodes.length === 0)) return fitted.answer;
+      return agentWithin(answerOf, nodes.length, budget, fitted?.answer);
+    }
+    const answerOf = restAnswer(parts, playbookOf(ranking), budget !== undefined);
     if (budget === undefined) return answerOf(nodes.length);
-    const annotationsOf = (i: number) => ranking.annotations.filter((a) => a.targetId === nodes[i].id);
-    const fitted = longestFit(nodes.length, budget, answerOf, (i) => JSON.stringify([views[i], annotationsOf(i)]));
+    const fitted = longestFit(nodes.length, budget, answerOf, itemText);
+    if (fitted && (fitted.kept > 0 || nodes.length === 0)) return fitted.answer;
     if (!fitted) throw budgetTooSmall(budget, 'query');
-    if (fitted.kept > 0 || nodes.length === 0) return fitted.answer;
     // Not even the first node fits whole: it comes with its texts cut (and marked), so that a cursor always moves on.
     return shortenToFit(answerOf(1), budget)?.answer ?? fitted.answer;
   }
@@ -126,7 +142,17 @@ export class RetrievalService {
   }
 }
 
-type PlaybookAnswer = ReturnType<typeof playbookOf>;
+/** What a bundle or manifest is made of, whichever envelope holds it. */
+interface Parts {
+  ranking: Ranking;
+  /** The ranked nodes from the cursor on, and their views in the answer's mode. */
+  nodes: RankedNode[];
+  views: object[];
+  mode: Mode | 'manifest';
+  links: LinkAmong[];
+  /** Where the cursor started: the offset of nodes[0] in the ranking. */
+  from: number;
+}
 
 /** The playbook as a bundle or manifest gives it: its head, latest version and active version with its content. */
 function playbookOf(ranking: Ranking) {
@@ -138,32 +164,82 @@ function playbookOf(ranking: Ranking) {
   };
 }
 
-/**
- * The bundle or manifest holding the first `kept` of `nodes`. A budgeted (compact) answer lists only the first
- * few of what it left out, with their count and a cursor to the next nodes, so that the list never outgrows it.
- */
-function answerWithFirstNodes(
-  ranking: Ranking, playbook: PlaybookAnswer, nodes: RankedNode[], views: object[], kept: number, mode: Mode | 'manifest',
-  o: { links: LinkAmong[]; from: number; compact: boolean },
-) {
+/** What every envelope says of the first `kept` nodes: the nodes, links among them, their annotations, a cursor after them. */
+function firstNodes({ ranking, nodes, views, mode, links, from }: Parts, kept: number) {
   const returned = nodes.slice(0, kept);
   const ids = new Set(returned.map((n) => n.id));
-  const cut = nodes.slice(kept);
-  const omittedAll = [...cut.map((n) => ({ id: n.id, reason: 'max-tokens' as const })), ...ranking.omittedNodeIds.map((id) => ({ id, reason: 'max-nodes' as const }))];
-  const omitted = o.compact ? omittedAll.slice(0, omittedListed) : omittedAll;
   return {
-    playbook,
+    cut: nodes.slice(kept),
     nodes: views.slice(0, kept),
-    ...(mode === 'full' ? { links: o.links.filter((l) => ids.has(l.sourceId) && ids.has(l.targetId)) } : {}),
+    ...(mode === 'full' ? { links: links.filter((l) => ids.has(l.sourceId) && ids.has(l.targetId)) } : {}),
     // Annotations came for every ranked node; those of nodes left out go with them.
     annotations: ranking.annotations.filter((a) => a.targetType !== 'context_node' || ids.has(a.targetId)),
+    cursor: kept < nodes.length ? encodeCursor({ after: from + kept }) : undefined,
+    tokenCount: returned.reduce((sum, n) => sum + tokensOf(n, mode), 0),
+  };
+}
+
+/**
+ * The REST bundle or manifest holding the first `kept` nodes. A budgeted (compact) answer lists only the first
+ * few of what it left out, with their count and a cursor to the next nodes, so that the list never outgrows it.
+ */
+const restAnswer = (parts: Parts, playbook: ReturnType<typeof playbookOf>, compact: boolean) => (kept: number) => {
+  const { cut, nodes, links, annotations, cursor, tokenCount } = firstNodes(parts, kept);
+  const omittedAll = [...cut.map((n) => ({ id: n.id, reason: 'max-tokens' as const })), ...parts.ranking.omittedNodeIds.map((id) => ({ id, reason: 'max-nodes' as const }))];
+  const omitted = compact ? omittedAll.slice(0, omittedListed) : omittedAll;
+  return {
+    playbook,
+    nodes,
+    ...(links ? { links } : {}),
+    annotations,
     truncated: omittedAll.length > 0,
     omittedNodeIds: omitted.map((x) => x.id),
     omitted,
     omittedCount: omittedAll.length,
-    ...(cut.length > 0 ? { cursor: encodeCursor({ after: o.from + kept }) } : {}),
-    tokenCount: returned.reduce((sum, n) => sum + tokensOf(n, mode), 0),
+    ...(cursor ? { cursor } : {}),
+    tokenCount,
   };
+};
+
+/** The playbook as an agent's answer gives it: its head and its approved version's content (AgentBundleSchema). */
+function agentPlaybookOf({ playbook, activeVersion: active }: Ranking) {
+  return { ...playbook, activeVersion: active ? { id: active.id, versionNumber: active.versionNumber, content: JSON.parse(active.content) } : null };
+}
+
+/**
+ * The agent's bundle or manifest holding the first `kept` nodes: what it left out counted, and the cursor to
+ * continue, which it carries only when it moves on (an answer without a node needs a larger budget, not a cursor).
+ */
+const agentAnswer = (parts: Parts, playbook: ReturnType<typeof agentPlaybookOf>) => (kept: number) => {
+  const { cut, nodes, links, annotations, cursor, tokenCount } = firstNodes(parts, kept);
+  return {
+    playbook,
+    nodes,
+    ...(links ? { links } : {}),
+    annotations,
+    omittedCount: cut.length + parts.ranking.omittedNodeIds.length,
+    ...(cursor && kept > 0 ? { cursor } : {}),
+    tokenCount,
+  };
+};
+
+/** The texts an agent's answer may cut: its first node's, then its envelope's (ids, slugs and the cursor stay whole). */
+const nodeTexts = new Set(['content', 'agentSummary', 'description']);
+const isNodeText = (path: Path) => path[0] === 'nodes' && path[1] === 0 && path.length === 3 && nodeTexts.has(String(path[2]));
+const isEnvelopeText = (path: Path) =>
+  (path[0] === 'playbook' && path[1] === 'activeVersion' && path[2] === 'content') || (path[0] === 'annotations' && (path[2] === 'content' || path[2] === 'title'));
+
+/**
+ * An agent's answer when not even its first node fits whole: that node with its texts cut (and marked), so that the
+ * cursor moves on. When not even the node's head fits beside the playbook, the playbook alone (its instructions and
+ * annotations cut when they outgrow the budget), which counts what it left out and has no cursor: only a larger
+ * budget gets further. Refused only when not even that fits.
+ */
+function agentWithin<A extends { nodes: object[] }>(answerOf: (kept: number) => A, count: number, budget: number, alone: A | undefined): A {
+  const first = count > 0 ? shortenToFit(answerOf(1), budget, isNodeText) : undefined;
+  const fitted = first?.answer ?? alone ?? shortenToFit(answerOf(0), budget, isEnvelopeText)?.answer;
+  if (!fitted) throw budgetTooSmall(budget, 'query');
+  return fitted;
 }
 
 /** How many entries of what a budget left out an answer lists: the rest are counted, and reached by its cursor. */

@@ -59,7 +59,8 @@ export async function importFolder(o: FolderImportOptions): Promise<FolderImport
   const client = serviceClient(o.key, o.workspaceId);
   const stored = await storedNodes(client);
   const pinned = new Map(stored.filter((n) => n.sourcePath).map((n) => [n.sourcePath!, n.slug]));
-  const files = scanVault(o.dir, pinned);
+  const pathless = new Set(stored.filter((n) => !n.sourcePath).map((n) => n.slug));
+  const files = scanVault(o.dir, pinned, pathless);
   const report: FolderImportReport = { dryRun: o.dryRun, files: files.length, created: [], updated: [], unchanged: 0, archived: [], errors: [], renamed: [], unresolved: [], aborted: false };
   const readable: Readable[] = [];
   for (const f of files) {

@@ -79,7 +79,7 @@ export function itemOf(file: ScannedFile & { meta: Record<string, unknown> }): V
     description = text.length > maxDescription ? `${text.slice(0, maxDescription - 1)}…` : text || (typeof title === 'string' ? title : fileName);
   }
   // A slug of the wrong type is the file's error, not a reason to fall back to the one its path gives.
-  const item: Record<string, unknown> = { slug: meta.slug ?? slug, title, description, content: body, sourcePath: relPath.normalize('NFC') };
+  const item: Record<string, unknown> = { slug: meta.slug ?? slug, title, description, content: body, sourcePath: file.sourcePath ?? meta.sourcePath ?? relPath.normalize('NFC') };
   for (const key of fieldKeys) if (key !== 'slug' && key !== 'title' && key !== 'description' && meta[key] !== undefined) item[key] = meta[key];
   const aliases = aliasesOf(meta);
   if (aliases.length) item.aliases = aliases;

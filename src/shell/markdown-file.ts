@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { slugBase } from '../api/slug.js';
+import { legacySlugBase, slugBase } from '../api/slug.js';
 import { linkTypes } from '../nodes/link-types.js';
 import { proseOf } from '../nodes/wikilinks.js';
 
@@ -16,6 +16,11 @@ export function slugOfPath(relPath: string): string {
   return slugBase(relPath.replace(/\.md$/i, ''), 'node');
 }
 
+/** The slug the path gave before slugs spelled out ß, æ, þ … (src/api/slug.ts, legacySlugBase). */
+export function legacySlugOfPath(relPath: string): string {
+  return legacySlugBase(relPath.replace(/\.md$/i, ''), 'node');
+}
+
 /**
  * A file read and its front matter parsed: what the import needs of every file before it sends any (the slugs,
  * to refuse two files with one slug, and the typed links' targets, to choose the order of sending). The body is
@@ -25,6 +30,11 @@ export type ScannedFile = (
   | { path: string; slug: string; meta: Record<string, unknown>; body: string; links: FrontMatterLink[]; error?: undefined }
   | { path: string; slug: string; error: string; meta?: undefined }
 ) & {
+  /**
+   * The front matter's `sourcePath`, when it gives one: the path the node keeps instead of the file's (the markdown
+   * export writes it for a file it had to put under other folders, so that the node keeps its own).
+   */
+  sourcePath?: string;
   /** Whether the slug is the front matter's own, which is never changed. */
   explicitSlug?: boolean;
   /** Whether the slug is the one the workspace's node of this path already has (kept, so that a re-import finds it). */
@@ -112,7 +122,10 @@ export function scanMarkdownFile(relPath: string, text: string): ScannedFile {
     return { path: relPath, slug: fallbackSlug, error: `invalid front matter: ${(err as Error).message.split('\n')[0]}` };
   }
   const explicitSlug = typeof meta.slug === 'string';
-  return { path: relPath, slug: explicitSlug ? (meta.slug as string) : fallbackSlug, explicitSlug, meta, body, links: linksOf(meta) };
+  const slug = explicitSlug ? (meta.slug as string) : fallbackSlug;
+  const scanned: ScannedFile = { path: relPath, slug, explicitSlug, meta, body, links: linksOf(meta) };
+  // A sourcePath of the wrong type is the item's error (itemOf validates it with the rest).
+  return typeof meta.sourcePath === 'string' ? { ...scanned, sourcePath: meta.sourcePath.normalize('NFC') } : scanned;
 }
 
 /** A key written with nothing after it (`description:`), `null`, `''` or `[]`: what people leave in a template. */

@@ -4,7 +4,7 @@ import { maxBodyBytes } from '../http/json-body.js';
 import { firstFreeSlug, slugProblem } from '../api/slug.js';
 import { type Nameable, namesOf } from '../nodes/names.js';
 import { nameKey, wikilinkTarget } from '../nodes/wikilinks.js';
-import { type FrontMatterLink, type ScannedFile, aliasesOf, scanMarkdownFile, slugOfPath } from './markdown-file.js';
+import { type FrontMatterLink, type ScannedFile, aliasesOf, legacySlugOfPath, scanMarkdownFile, slugOfPath } from './markdown-file.js';
 
 /**
  * A folder of markdown files (a docs folder, an Obsidian vault) read as context nodes for the bulk import
@@ -27,10 +27,12 @@ export const maxFileBytes = maxBodyBytes;
 
 /**
  * Reads every file of the folder and its front matter, and gives each file a slug of its own (uniqueSlugs): a file
- * whose path a node of the workspace already has (`pinned`: source path → slug) keeps that node's slug. Typed links
- * are then pointed at slugs (linkTargetsToSlugs).
+ * whose path (or front-matter sourcePath) a node of the workspace already has (`pinned`: source path → slug) keeps
+ * that node's slug, and so does a file whose path gave, before slugs spelled out ß, æ, þ …, the slug of a node that
+ * has no path (`pathless`: the slugs of such nodes; they were imported before nodes kept their file's path). Typed
+ * links are then pointed at slugs (linkTargetsToSlugs).
  */
-export function scanVault(dir: string, pinned: ReadonlyMap<string, string> = new Map()): ScannedFile[] {
+export function scanVault(dir: string, pinned: ReadonlyMap<string, string> = new Map(), pathless: ReadonlySet<string> = new Set()): ScannedFile[] {
   const files = markdownFiles(dir).map((rel): ScannedFile => {
     const full = path.join(dir, rel);
     const { size } = statSync(full);
@@ -38,10 +40,18 @@ export function scanVault(dir: string, pinned: ReadonlyMap<string, string> = new
     return scanMarkdownFile(rel, readFileSync(full, 'utf8'));
   });
   const withPins = files.map((f) => {
-    const slug = pinned.get(f.path.normalize('NFC'));
-    return slug === undefined || f.explicitSlug ? f : { ...f, slug, pinnedSlug: true };
+    if (f.explicitSlug) return f;
+    const slug = pinned.get(f.sourcePath ?? f.path.normalize('NFC')) ?? legacySlugOf(f, pathless);
+    return slug === undefined ? f : { ...f, slug, pinnedSlug: true };
   });
   return linkTargetsToSlugs(stillRenamed(uniqueSlugs(withPins)));
+}
+
+/** The slug the file's path gave before slugs spelled out ß, æ, þ …, when it differs and a node without a path has it. */
+function legacySlugOf(f: ScannedFile, pathless: ReadonlySet<string>): string | undefined {
+  if (!pathless.size) return undefined;
+  const legacy = legacySlugOfPath(f.path);
+  return legacy !== f.slug && pathless.has(legacy) && !pathless.has(f.slug) ? legacy : undefined;
 }
 
 /**
@@ -52,7 +62,7 @@ function stillRenamed(files: ScannedFile[]): ScannedFile[] {
   const holder = new Map(files.map((f) => [f.slug, f.path]));
   return files.map((f) => {
     const insteadOf = slugOfPath(f.path);
-    if (!f.pinnedSlug || f.explicitSlug || f.renamed || f.slug === insteadOf) return f;
+    if (!f.pinnedSlug || f.explicitSlug || f.renamed || f.slug === insteadOf || f.slug === legacySlugOfPath(f.path)) return f;
     return { ...f, renamed: { insteadOf, keptBy: holder.get(insteadOf) ?? 'a node of the workspace' } };
   });
 }
@@ -64,7 +74,8 @@ function nameableOf(f: ScannedFile): Nameable {
     slug: f.slug,
     title: typeof meta.title === 'string' ? meta.title : path.basename(f.path).replace(/\.md$/i, ''),
     aliases: aliasesOf(meta).filter((a): a is string => typeof a === 'string'),
-    sourcePath: f.path,
+    // Named as its node will be: by the path it keeps.
+    sourcePath: f.sourcePath ?? f.path,
   };
 }
 

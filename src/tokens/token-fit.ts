@@ -81,14 +81,15 @@ export const cutMark = ' … [cut to fit maxTokens]';
 
 /**
  * An answer of one entity (a node, an annotation) that fits in `budget` tokens: its longest strings are cut,
- * longest first, each marked with cutMark. Undefined when it cannot be made to fit.
+ * longest first, each marked with cutMark. Undefined when it cannot be made to fit. `cuttable` keeps the strings
+ * it refuses (ids, a cursor) whole.
  */
-export function shortenToFit<A extends object>(answer: A, budget: number): { answer: A; text: string } | undefined {
+export function shortenToFit<A extends object>(answer: A, budget: number, cuttable: (path: Path) => boolean = () => true): { answer: A; text: string } | undefined {
   let value = answer;
   for (let round = 0; round < 8; round++) {
     const text = JSON.stringify(value);
     if (fitsIn(text, budget)) return { answer: value, text };
-    const longest = longestString(value);
+    const longest = longestString(value, [], cuttable);
     if (!longest) return undefined;
     const excess = countTokens(text) - budget;
     const keep = countTokens(longest.value) - excess - countTokens(cutMark) - 4;
@@ -98,14 +99,15 @@ export function shortenToFit<A extends object>(answer: A, budget: number): { ans
   return undefined;
 }
 
-type Path = (string | number)[];
+/** Where a string is in an answer: its keys and indexes from the top. */
+export type Path = (string | number)[];
 
-function longestString(value: unknown, path: Path = []): { value: string; path: Path } | undefined {
-  if (typeof value === 'string') return value.length > 0 ? { value, path } : undefined;
+function longestString(value: unknown, path: Path, cuttable: (path: Path) => boolean): { value: string; path: Path } | undefined {
+  if (typeof value === 'string') return value.length > 0 && cuttable(path) ? { value, path } : undefined;
   if (value === null || typeof value !== 'object') return undefined;
   let best: { value: string; path: Path } | undefined;
   for (const [key, child] of Object.entries(value)) {
-    const found = longestString(child, [...path, Array.isArray(value) ? Number(key) : key]);
+    const found = longestString(child, [...path, Array.isArray(value) ? Number(key) : key], cuttable);
     if (found && (!best || found.value.length > best.value.length)) best = found;
   }
   return best;

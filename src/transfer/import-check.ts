@@ -1,6 +1,7 @@
 import { AppError, type FieldError } from '../errors.js';
 import type { EventLoopSlicer } from '../infra/event-loop.js';
 import { sourcePathProblem } from '../nodes/node-fields.js';
+import { sourcePathKey } from '../nodes/repository.js';
 import { maxWikilinkTargets, parseWikilinks } from '../nodes/wikilinks.js';
 import { type ExportDoc, maxImportItems } from './schemas.js';
 
@@ -25,9 +26,9 @@ export function checkSize(doc: ExportDoc): void {
 }
 
 /**
- * The references inside an export must hold (ids unique, slugs unique, every link and remark pointing into it),
- * and no version or node may be larger than a single request could have made it (a version's content, a node's
- * wikilinks). Linear, in slices of the event loop.
+ * The references inside an export must hold (ids unique, slugs unique, no source path shared by two live nodes,
+ * every link and remark pointing into it), and no version or node may be larger than a single request could have
+ * made it (a version's content, a node's wikilinks). Linear, in slices of the event loop.
  */
 export async function checkConsistent(doc: ExportDoc, slicer: EventLoopSlicer): Promise<void> {
   const errors: FieldError[] = [];
@@ -44,6 +45,7 @@ export async function checkConsistent(doc: ExportDoc, slicer: EventLoopSlicer): 
   };
   const playbookSlugs = new Set<string>();
   const nodeSlugs = new Set<string>();
+  const liveSourcePaths = new Map<string, number>();
   for (let i = 0; i < doc.playbooks.length; i++) {
     const p = doc.playbooks[i];
     claim(p.id, 'playbook', `/playbooks/${i}/id`);
@@ -66,6 +68,13 @@ export async function checkConsistent(doc: ExportDoc, slicer: EventLoopSlicer): 
     if (parseWikilinks(n.content).length > maxWikilinkTargets) fail(`/nodes/${i}/content`, `links to more than ${maxWikilinkTargets} distinct names`);
     const pathProblem = n.sourcePath ? sourcePathProblem(n.sourcePath) : undefined;
     if (pathProblem) fail(`/nodes/${i}/sourcePath`, pathProblem);
+    else if (n.sourcePath && n.status === 'live') {
+      // Two live nodes never share a file, compared as names compare (as a single write is refused with 409).
+      const key = sourcePathKey(n.sourcePath);
+      const earlier = liveSourcePaths.get(key);
+      if (earlier !== undefined) fail(`/nodes/${i}/sourcePath`, `is also the source path of the live node /nodes/${earlier} (compared ignoring case and Unicode form)`);
+      else liveSourcePaths.set(key, i);
+    }
     await slicer.yieldIfDue();
   }
   const seen = new Set<string>();

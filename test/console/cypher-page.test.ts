@@ -165,6 +165,41 @@ describe('the console’s Cypher page, in Chromium', function () {
   });
 
   for (const viewport of viewports) {
+    it(`says a syntax error once, a single row as “1 row”, and a refused write in plain words, at ${viewport.width}×${viewport.height}`, async () => {
+      const { page } = await chromium.tab(viewport);
+      await signInAsAnalyst(page);
+      const alert = page.getByTestId('cypher-error');
+
+      // Neo4j's message once (the problem's errors repeat it for /query), with its excerpt and its place.
+      const bad = 'MATCH (n)\nRETRUN n';
+      const invalid = problem(await request('POST', '/api/v1/admin/cypher', { token: analystToken, body: { query: bad } }), 400, 'invalid_cypher');
+      const said = invalid.detail.split('\n')[0].replace(/\s*\(line \d+, column \d+ \(offset: \d+\)\)/, '');
+      expect(invalid.errors?.map((e) => e.message)).to.satisfy((messages: string[]) => messages.some((m) => m.includes(said)));
+      await setQuery(page, bad);
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await alert.getByText('At line 2, column 1.').waitFor();
+      const text = (await alert.textContent())!;
+      expect(text.split(said).length - 1, text).to.equal(1);
+      expect(await alert.locator('pre').textContent()).to.equal(invalid.detail.split('\n').slice(1).join('\n'));
+
+      await setQuery(page, 'RETURN 1 AS one');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.getByText(/^1 row in \d+ ms$/).waitFor();
+      expect(await page.getByText(/\b1 rows\b/).count()).to.equal(0);
+
+      await setQuery(page, 'MATCH (n:ContextNode) SET n.touched = true RETURN n');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await alert.getByText('Refused:').waitFor();
+      expect(await alert.innerText()).to.equal('Refused: This query writes: only read queries may run here');
+
+      await page.getByLabel('Workspace id').fill(ws.workspaceId);
+      await page.getByLabel('Report', { exact: true }).selectOption({ label: 'Hubs' });
+      await page.getByLabel('linkType', { exact: true }).selectOption('requires');
+      await page.getByRole('button', { name: 'Run report' }).click();
+      await page.getByTestId('report-result-table').waitFor();
+      await page.getByRole('region', { name: 'Saved reports' }).getByText(/^1 row$/).waitFor();
+    });
+
     it(`has no serious accessibility problem and no sideways scroll at ${viewport.width}×${viewport.height}`, async () => {
       const { page } = await chromium.tab(viewport);
       await page.goto(consoleUrl('/cypher'));

@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect } from 'chai';
+import { projectRoot } from '../../src/infra/project-root.js';
 import { type TestWorkspace, createWorkspace, request, unique } from '../support/api.js';
-import { type ConsolePage, consoleInChromium, graphReady, signIn } from './browser.js';
+import { type ConsolePage, consoleInChromium, graphReady, screenshotDir, signIn } from './browser.js';
+import { viewports } from './page-checks.js';
 
 
 interface Vault {
@@ -162,6 +166,49 @@ describe('the console’s graph as a picture', function () {
       if (dist(at(slug), at(own)) < dist(at(slug), at(other))) nearer++;
     }
     expect(nearer).to.equal(vault.leaves.length);
+  });
+
+  for (const viewport of viewports) {
+    it(`colours a vault of one node type by cluster, names the clusters in the legend, and says what size means as the docs do, at ${viewport.width}×${viewport.height}`, async () => {
+      const { page } = await chromium.tab(viewport);
+      await openGraph(page, vault);
+      expect(await page.getByTestId('graph').getAttribute('data-colour-by')).to.equal('cluster');
+      const colours = await page.evaluate((ids) => ids.map((id) => window.__consoleGraph!.getNodeAttribute(id, 'color') as string), [
+        'hub-a', 'leaf-a-3', 'leaf-a-7', 'hub-b', 'leaf-b-3', 'alone-3', 'alone-4',
+      ].map((slug) => vault.ids.get(slug)!));
+      const [hubA, leafA3, leafA7, hubB, leafB3, alone3, alone4] = colours;
+      expect(leafA3).to.equal(hubA);
+      expect(leafA7).to.equal(hubA);
+      expect(leafB3).to.equal(hubB);
+      expect(hubB).not.to.equal(hubA);
+      expect(alone4).to.equal(alone3);
+      expect([hubA, hubB]).not.to.include(alone3);
+      // The legend says why, and names each cluster by its best-linked note.
+      expect(await page.getByTestId('graph-colour-note').innerText()).to.include('Every node here is a reference');
+      const legend = await page.getByRole('list', { name: 'Node colours' }).locator('li').allInnerTexts();
+      // Each hub with 29 of its leaves; the bridge with the two leaves it links; the notes without links.
+      // (the three of the bridge's cluster have two links each: any of them may name it).
+      expect(legend).to.have.length(4);
+      expect(legend).to.include.members(['around Hub A (30)', 'around Hub B (30)', 'no links (20)']);
+      expect(legend.some((l) => /^around (Bridge|Leaf A 0|Leaf B 0) \(3\)$/.test(l)), legend.join(' | ')).to.equal(true);
+      // Size: the number of links, on the page and in the docs alike.
+      await page.getByText('A circle’s size is its number of links.').waitFor();
+      const docs = readFileSync(path.join(projectRoot, 'docs', 'console.md'), 'utf8');
+      expect(docs).to.include('sized by their number of links').and.not.include('sized by importance');
+      await page.screenshot({ path: path.join(screenshotDir, `graph-clusters-${viewport.width}x${viewport.height}.png`) });
+    });
+  }
+
+  it('colours by type when the nodes are of several types', async () => {
+    const mixed = await createWorkspace({ name: unique('Mixed types') });
+    const nodes = ['process', 'brand', 'example'].map((nodeType, i) => ({ slug: `m-${i}`, title: `Mixed ${i}`, description: 'A note', nodeType, links: i ? [{ linkType: 'references', target: 'm-0' }] : [] }));
+    const res = await request('POST', mixed.path('/context-nodes/import'), { token: mixed.owner.key, body: { nodes } });
+    expect(res.status, res.text).to.be.oneOf([200, 201]);
+    await signIn(cp.page, mixed.owner.key, `/w/${mixed.workspaceId}/graph`);
+    await graphReady(cp.page);
+    expect(await cp.page.getByTestId('graph').getAttribute('data-colour-by')).to.equal('type');
+    expect(await cp.page.getByTestId('graph-colour-note').count()).to.equal(0);
+    expect(await cp.page.getByRole('list', { name: 'Node colours' }).locator('li').allInnerTexts()).to.include.members(['process', 'brand', 'example']);
   });
 
   it('opens a hub’s page when it is clicked', async () => {

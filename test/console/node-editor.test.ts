@@ -111,7 +111,8 @@ describe('the console’s node editor and node list, in Chromium', function () {
     expect(await preview.locator('pre code').count()).to.equal(1);
     expect(await preview.locator('button, style').count()).to.equal(0);
     expect(await preview.locator('input[type="checkbox"][disabled]').count()).to.equal(2);
-    expect(await preview.innerText()).to.include('html').and.include('⟦no-such-node⟧');
+    expect(await preview.innerText()).to.include('html');
+    expect(await preview.locator('[data-wikilink="unresolved"]').textContent()).to.equal('no-such-node (unresolved link)');
     // Typing keeps it so: an image added in the editor is replaced as it is typed.
     await page.getByLabel('Content (markdown)').click();
     await page.keyboard.press('Control+End');
@@ -119,6 +120,83 @@ describe('the console’s node editor and node list, in Chromium', function () {
     await preview.getByText('Image not shown: cdn.example.org is not an allowed image origin.').waitFor();
     await page.waitForTimeout(300);
   });
+
+  for (const viewport of [desktop, phone]) {
+    const size = `${viewport.width}×${viewport.height}`;
+
+    it(`shows the note as the main thing: at least ${viewport === desktop ? 18 : 12} lines of its content above Save at first sight, at ${size}`, async () => {
+      const content = Array.from({ length: 80 }, (_, i) => `Line ${i + 1} of the note`).join('\n');
+      const node = await createNode(workspace, { title: unique('Long note'), content, aliases: ['One', 'Two'], tags: ['a', 'b'] });
+      const at = await chromium.tab(viewport);
+      await signIn(at.page, workspace.owner.key, `/w/${workspace.workspaceId}/nodes/${node.id}`);
+      await at.page.getByRole('heading', { name: 'Links' }).waitFor();
+      await at.page.locator('.cm-line', { hasText: 'Line 1 of the note' }).waitFor();
+      await at.page.evaluate(() => window.scrollTo(0, 0));
+      // Lines of the editor wholly on screen: inside the editor's scroller, above the sticky Save bar.
+      const visible = await at.page.evaluate(() => {
+        const scroller = document.querySelector('.node-content .cm-scroller')!.getBoundingClientRect();
+        const save = document.querySelector('.node-save')!.getBoundingClientRect();
+        const bottom = Math.min(scroller.bottom, save.top, window.innerHeight);
+        return [...document.querySelectorAll('.node-content .cm-line')]
+          .map((l) => l.getBoundingClientRect())
+          .filter((r) => r.top >= Math.max(scroller.top, 0) - 0.5 && r.bottom <= bottom + 0.5).length;
+      });
+      expect(visible).to.be.at.least(viewport === desktop ? 18 : 12);
+      // Every field is still there, below the note.
+      for (const label of ['Title', 'Type', 'Importance (0–100)', 'Description', 'Slug', 'Aliases', 'Tags', 'Source file', 'Read first', 'Edge case only']) {
+        expect(await at.page.getByLabel(label, { exact: true }).count(), label).to.equal(1);
+      }
+      expect(await overflowsSideways(at.page)).to.equal(false);
+      await at.page.screenshot({ path: path.join(screenshotDir, `node-editor-first-sight-${viewport.width}x${viewport.height}.png`) });
+    });
+
+    it(`previews [[Name]] and [[Name|label]] as links to the nodes they resolve to (by slug, title or alias), an unresolved one plainly, at ${size}`, async () => {
+      const policy = await createNode(workspace, { title: unique('Expense policy') });
+      const travel = await createNode(workspace, { title: unique('Travel'), aliases: [`${policy.title} travel rules`] });
+      const content = [
+        `See [[${policy.slug}]], [[${policy.title}|the policy]] and [[${policy.title} travel rules]].`,
+        '',
+        '| Where | What |',
+        '| --- | --- |',
+        `| table | [[${travel.slug}\\|travel in a table]] |`,
+        '',
+        'Not yet: [[No such note anywhere]]. In code: `[[not-a-link]]`.',
+      ].join('\n');
+      const node = await createNode(workspace, { title: unique('Links out'), content });
+      expect(node.unresolvedLinks).to.deep.equal(['No such note anywhere']);
+      const at = await chromium.tab(viewport);
+      await signIn(at.page, workspace.owner.key, `/w/${workspace.workspaceId}/nodes/${node.id}`);
+      const preview = at.page.getByRole('region', { name: 'Preview' });
+      const href = (id: string) => `/console/w/${workspace.workspaceId}/nodes/${id}`;
+      // The label is the text; the link goes to the node the service resolved the name to.
+      await preview.getByRole('link', { name: 'the policy' }).waitFor();
+      expect(await preview.getByRole('link', { name: policy.slug, exact: true }).getAttribute('href')).to.equal(href(policy.id));
+      expect(await preview.getByRole('link', { name: 'the policy' }).getAttribute('href')).to.equal(href(policy.id));
+      expect(await preview.getByRole('link', { name: 'travel in a table' }).getAttribute('href')).to.equal(href(travel.id));
+      // An alias names the node of another title: read from that node.
+      await preview.getByRole('link', { name: `${policy.title} travel rules` }).waitFor();
+      expect(await preview.getByRole('link', { name: `${policy.title} travel rules` }).getAttribute('href')).to.equal(href(travel.id));
+      // No node has the name: plain text that says so, not a link.
+      const unresolved = preview.locator('[data-wikilink="unresolved"]');
+      expect(await unresolved.textContent()).to.equal('No such note anywhere (unresolved link)');
+      expect(await preview.getByRole('link', { name: /No such note/ }).count()).to.equal(0);
+      expect(await preview.locator('code').allTextContents()).to.include('[[not-a-link]]');
+      expect(await preview.innerText()).not.to.include('⟦');
+      // A name typed since the last save is linked when the note is saved.
+      const later = await createNode(workspace, { title: unique('Linked later') });
+      await at.page.getByLabel('Content (markdown)').click();
+      await at.page.keyboard.press('Control+End');
+      await at.page.keyboard.insertText(`\n\nAlso [[${later.title}]].`);
+      await preview.locator('[data-wikilink="unsaved"]', { hasText: later.title }).waitFor();
+      await at.page.getByRole('button', { name: 'Save' }).click();
+      expect(await preview.getByRole('link', { name: later.title, exact: true }).getAttribute('href')).to.equal(href(later.id));
+      // Following a link opens the node in the console.
+      await preview.getByRole('link', { name: 'the policy' }).click();
+      await at.page.getByRole('heading', { name: `Edit ${policy.title}` }).waitFor();
+      expect(new URL(at.page.url()).pathname).to.equal(href(policy.id));
+      expect(await overflowsSideways(at.page)).to.equal(false);
+    });
+  }
 
   it('lists configured image origins in the console’s CSP and takes only origins', () => {
     const origins = loadConfig({ CONSOLE_IMAGE_ORIGINS: 'https://Images.example.com, http://cdn.example.org:8080/' }).consoleImageOrigins;

@@ -83,8 +83,9 @@ describe('MCP: the budget is the whole answer', function () {
             const result: any = await client.callTool({ name, arguments: args });
             expect(resultTokens(result), `${name} at ${budget}`).to.be.at.most(budget);
             if (result.isError) {
-              // Only an answer that cannot hold its envelope is refused, and says so.
+              // Only an answer that cannot hold its envelope is refused, and says so; a bundle's or manifest's always can.
               expect(budget, `${name}: ${result.content[0].text}`).to.equal(300);
+              expect(name).not.to.be.oneOf(['get_bundle', 'get_manifest']);
               const refusal = JSON.parse(result.content[0].text);
               expect(refusal.errors[0].path).to.equal('/maxTokens');
               expect(refusal.detail).to.include(`maxTokens ${budget} `);
@@ -95,7 +96,11 @@ describe('MCP: the budget is the whole answer', function () {
               const ids = answer.nodes.map((n: any) => n.id);
               expect(ids).to.deep.equal(ranked.slice(0, ids.length));
               expect(answer.omittedCount).to.equal(ranked.length - ids.length);
-              expect(answer.omitted.length).to.be.at.most(5);
+              expect(answer).not.to.have.any.keys('omitted', 'omittedNodeIds', 'truncated');
+              // A cursor only when it moves on: an answer with no node needs a larger budget.
+              if (ids.length > 0 && ids.length < ranked.length) expect(answer.cursor).to.be.a('string');
+              else expect(answer).not.to.have.property('cursor');
+              if (budget > 300) expect(ids.length, `${name} at ${budget}`).to.be.at.least(1);
               if (budget === 4_000) expect(ids.length, name).to.be.greaterThan(2);
             }
           }
@@ -121,6 +126,85 @@ describe('MCP: the budget is the whole answer', function () {
     } while (cursor);
     expect(ids).to.deep.equal(full.nodes.map((n: any) => n.id));
     await client.close();
+  });
+
+  it('a budgeted bundle or manifest counts what it left out and gives a cursor, no ids, and its playbook as the approved content alone', async () => {
+    const client = await mcpClient(w);
+    try {
+      for (const name of ['get_bundle', 'get_manifest']) {
+        const result: any = await client.callTool({ name, arguments: { playbook: slug, maxTokens: 1_000 } });
+        expect(result.isError ?? false, result.content[0].text).to.equal(false);
+        const answer = result.structuredContent;
+        expect(Object.keys(answer).sort(), name).to.deep.equal(['annotations', 'cursor', 'nodes', 'omittedCount', 'playbook', 'tokenCount']);
+        expect(answer.playbook).to.deep.equal({
+          id: g.playbookId,
+          title: answer.playbook.title,
+          slug,
+          activeVersion: { id: answer.playbook.activeVersion.id, versionNumber: 1, content: { instructions: 'Do the thing' } },
+        });
+        expect(answer.omittedCount).to.equal(12 - answer.nodes.length);
+        // What an agent reads besides the nodes: a small, fixed part of its budget.
+        const envelope = tokens(JSON.stringify({ ...answer, nodes: [] }));
+        expect(envelope, name).to.be.at.most(100);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a small budget gets the playbook and its first node, cut to fit when it must, and the cursor walks the whole ranking', async () => {
+    const client = await mcpClient(w);
+    try {
+      const full = (await getBundle(w, { playbookId: g.playbookId })).body;
+      const contents = new Map(full.nodes.map((n: any) => [n.id, n.content]));
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      let cuts = 0;
+      for (let calls = 1; calls === 1 || cursor; calls++) {
+        expect(calls).to.be.at.most(12);
+        const result: any = await client.callTool({ name: 'get_bundle', arguments: { playbook: slug, maxTokens: 500, ...(cursor ? { cursor } : {}) } });
+        expect(result.isError ?? false, result.content[0].text).to.equal(false);
+        expect(resultTokens(result)).to.be.at.most(500);
+        const { nodes } = result.structuredContent;
+        expect(nodes.length).to.be.at.least(1);
+        for (const node of nodes) {
+          if (node.content !== contents.get(node.id)) {
+            expect(node.content).to.match(/ … \[cut to fit maxTokens\]$/);
+            cuts += 1;
+          }
+        }
+        ids.push(...nodes.map((n: any) => n.id));
+        cursor = result.structuredContent.cursor;
+      }
+      expect(ids).to.deep.equal(full.nodes.map((n: any) => n.id));
+      expect(cuts).to.be.greaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('at maxTokens 300 a bundle is not refused: the playbook alone, its instructions cut when they outgrow it, counting what it left out', async () => {
+    const fresh = await createWorkspace();
+    const built = await buildGraph(fresh, { nodes: { only: { content: paragraph.repeat(20) } }, links: [['pb', 'requires', 'only']] });
+    const version = (await request('POST', fresh.path(`/playbooks/${built.playbookId}/versions`), { token: fresh.owner.key, body: { content: { instructions: paragraph.repeat(200) } } })).body;
+    expect((await request('PATCH', fresh.path(`/playbooks/${built.playbookId}/versions/${version.id}/approve`), { token: fresh.owner.key })).status).to.equal(200);
+    const client = await mcpClient(fresh);
+    try {
+      for (const name of ['get_bundle', 'get_manifest']) {
+        const result: any = await client.callTool({ name, arguments: { playbook: built.playbookId, maxTokens: 300 } });
+        expect(result.isError ?? false, result.content[0].text).to.equal(false);
+        expect(resultTokens(result)).to.be.at.most(300);
+        const answer = result.structuredContent;
+        expect(answer.playbook.id).to.equal(built.playbookId);
+        expect(answer.playbook.activeVersion.id).to.equal(version.id);
+        expect(answer.playbook.activeVersion.content.instructions).to.match(/^Check the release notes/).and.match(/ … \[cut to fit maxTokens\]$/);
+        expect(answer.nodes).to.deep.equal([]);
+        expect(answer.omittedCount).to.equal(1);
+        expect(answer).not.to.have.property('cursor');
+      }
+    } finally {
+      await client.close();
+    }
   });
 
   it('resources and prompts fit the budget, and a prompt is markdown', async () => {

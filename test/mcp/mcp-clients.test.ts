@@ -55,12 +55,12 @@ function getWithHost(url: string, host: string): Promise<{ status: number; body:
 const inspectorCli = binOf('@modelcontextprotocol/inspector-cli', 'mcp-inspector-cli');
 
 /**
- * The MCP Inspector in its headless CLI mode (`mcp-inspector --cli`). It runs from its own folder: it finds its
- * package.json by a path relative to the working directory.
+ * The MCP Inspector in its headless CLI mode (`mcp-inspector-cli --cli`), the version docs/mcp.md pins, run as npx
+ * runs it: from whatever folder the person is in (1.x found its package.json only from its own folder).
  */
 function inspector(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [inspectorCli, '--cli', ...args], { cwd: path.dirname(inspectorCli), timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [inspectorCli, '--cli', ...args], { cwd: os.tmpdir(), timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -94,7 +94,9 @@ describe('generic MCP clients: API keys, and OAuth without one', function () {
   let configDir: string;
   const badKey = 'pk_notavalidkey';
   const endpoint = () => `${proxy.url}${w.path('/mcp')}`;
-  const metadataUrl = () => `${proxy.url}/.well-known/oauth-protected-resource${w.path('/mcp')}`;
+  // The service names itself by PUBLIC_URL, whatever address a request came to (src/oauth/public-origin.ts).
+  const namedEndpoint = () => `${env.config.publicUrl}${w.path('/mcp')}`;
+  const metadataUrl = () => `${env.config.publicUrl}/.well-known/oauth-protected-resource${w.path('/mcp')}`;
 
   before(async () => {
     w = await createWorkspace();
@@ -109,23 +111,23 @@ describe('generic MCP clients: API keys, and OAuth without one', function () {
   });
 
   describe('protected resource metadata (RFC 9728)', () => {
-    it('is served without a key and names the MCP endpoint as the request named the service, and the authorization server', async () => {
-      const res = await fetch(metadataUrl());
+    it('is served without a key and names the MCP endpoint under PUBLIC_URL, and the authorization server', async () => {
+      const res = await fetch(`${proxy.url}/.well-known/oauth-protected-resource${w.path('/mcp')}`);
       expect(res.status).to.equal(200);
       const document = await res.json();
       expect(document).to.deep.equal({
-        resource: endpoint(),
+        resource: namedEndpoint(),
         resource_name: `Playbooks MCP endpoint of workspace ${w.workspaceId}`,
-        resource_documentation: `${proxy.url}/docs`,
+        resource_documentation: `${env.config.publicUrl}/docs`,
         authorization_servers: [`${env.config.publicUrl}/oauth`],
         scopes_supported: ['mcp'],
         bearer_methods_supported: ['header'],
       });
       expect((await fetch(document.resource_documentation)).status).to.equal(200);
-      // The Host names the service, whatever address the connection came to.
+      // Not the Host: a client names it, and a caching proxy could keep what it named for everyone.
       const named = await getWithHost(`${env.service.url}/.well-known/oauth-protected-resource${w.path('/mcp')}`, 'mcp.example.test:8443');
       expect(named.status).to.equal(200);
-      expect(named.body.resource).to.equal(`http://mcp.example.test:8443${w.path('/mcp')}`);
+      expect(named.body.resource).to.equal(namedEndpoint());
     });
 
     it('the MCP endpoint’s 401 names the metadata, which fetches it; error="invalid_token" only when a key was sent', async () => {
@@ -138,7 +140,7 @@ describe('generic MCP clients: API keys, and OAuth without one', function () {
       problem(refused, 401, 'unauthorized');
       expect(refused.headers.get('www-authenticate')).to.equal(`Bearer error="invalid_token", resource_metadata="${metadataUrl()}"`);
       const named = /resource_metadata="([^"]+)"/.exec(refused.headers.get('www-authenticate')!)![1];
-      expect((await (await fetch(named)).json()).resource).to.equal(endpoint());
+      expect((await (await fetch(named)).json()).resource).to.equal(namedEndpoint());
       // Other routes' challenge stays plain: the document describes the MCP endpoint alone.
       const usage = await request('GET', w.path('/usage'), { token: badKey, baseUrl: proxy.url });
       problem(usage, 401, 'unauthorized');
@@ -172,17 +174,24 @@ describe('generic MCP clients: API keys, and OAuth without one', function () {
         codeVerifier: () => '',
       };
       const connecting = new Client({ name: 'mcp-clients-test', version: '1.0.0' });
-      const failed = await connecting.connect(new StreamableHTTPClientTransport(new URL(endpoint()), { authProvider: provider })).then(() => undefined, (err: Error) => err);
+      // At the endpoint as PUBLIC_URL names it: the SDK refuses metadata naming another origin than the one it reached.
+      const failed = await connecting.connect(new StreamableHTTPClientTransport(new URL(namedEndpoint()), { authProvider: provider })).then(() => undefined, (err: Error) => err);
       // The SDK stops once the browser is to be opened; the person's consent is test/oauth/oauth-browser.test.ts's part.
       expect(failed).to.be.instanceOf(UnauthorizedError);
       expect(client?.client_id).to.be.a('string');
       expect(signIn?.href.startsWith(`${env.config.publicUrl}/oauth/authorize?`)).to.equal(true);
       expect(signIn?.searchParams.get('code_challenge_method')).to.equal('S256');
-      expect(signIn?.searchParams.get('resource')).to.equal(endpoint());
+      expect(signIn?.searchParams.get('resource')).to.equal(namedEndpoint());
     });
   });
 
   describe('the MCP Inspector’s CLI', () => {
+    it('is the version docs/mcp.md runs with npx', () => {
+      const documented = /npx -y @modelcontextprotocol\/inspector-cli@(\S+) --cli/.exec(readFileSync(path.join(projectRoot, 'docs', 'mcp.md'), 'utf8'));
+      const installed = JSON.parse(readFileSync(path.join(path.dirname(inspectorCli), '..', 'package.json'), 'utf8')).version;
+      expect(documented?.[1]).to.equal(installed);
+    });
+
     it('lists the tools and calls list_playbooks with an agent key', async () => {
       const header = ['--transport', 'http', '--header', `Authorization: Bearer ${agentKey}`];
       const listed = await inspector([endpoint(), ...header, '--method', 'tools/list']);

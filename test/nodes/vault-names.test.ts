@@ -148,7 +148,8 @@ describe('vault names and titles', function () {
     const dir = newVault({
       'SETTINGS!.md': '# Loud settings\n',
       'Settings.md': '# Settings\n',
-      'settings.md': '# settings\n',
+      // Not `settings.md`: beside `Settings.md` it would be the same file, which two live nodes never share.
+      'settings_.md': '# settings\n',
       'settings-2.md': '# Settings two\n',
       'a/b c.md': 'One.\n',
       'a-b/c.md': 'Two.\n',
@@ -162,7 +163,7 @@ describe('vault names and titles', function () {
       { path: 'Settings.md', slug: 'settings-3', insteadOf: 'settings', keptBy: 'SETTINGS!.md' },
       { path: 'a/b c.md', slug: 'a-b-c-2', insteadOf: 'a-b-c', keptBy: 'a-b/c.md' },
       { path: 'guide.md', slug: 'guide-2', insteadOf: 'guide', keptBy: 'x.md' },
-      { path: 'settings.md', slug: 'settings-4', insteadOf: 'settings', keptBy: 'SETTINGS!.md' },
+      { path: 'settings_.md', slug: 'settings-4', insteadOf: 'settings', keptBy: 'SETTINGS!.md' },
     ]);
     // Two explicit slugs that collide are refused, as an explicit slug that is taken is by the API.
     expect(report.errors.map((e) => e.path)).to.deep.equal(['twin-1.md', 'twin-2.md']);

@@ -1,9 +1,18 @@
+import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { expect } from 'chai';
+import { Cluster, type Redis } from 'ioredis';
+import type { RedisClient } from '../../src/infra/redis.js';
+import { freePort } from '../../src/infra/local-deps.js';
+import { clientKey, unusedClientSeconds } from '../../src/oauth/redis-adapter.js';
 import { type TestWorkspace, addMember, createUser, createWorkspace, problem, request, unique } from '../support/api.js';
 import { createAgent } from '../support/agents.js';
 import { startApiProcess } from '../support/api-process.js';
-import { startExtraService } from '../support/harness.js';
+import { env, startExtraService, testRedis } from '../support/harness.js';
 import { createNode } from '../support/nodes.js';
+import { type RawReply, ownLoopbackAddress, rawRequest } from '../support/raw-http.js';
 import {
   type McpReply, answerConsent, authorizationUrl, authorize, authorizedClient, beginAuthorization, completeAuthorization,
   auditEventsOf, consentRequest, exchangeCode, follow, CookieJar, issuer, mcpCall, mcpResource, mcpTool, origin, pkcePair, quotaUsed, refresh, registerClient, registration, workspaceWithApprovedPlaybook,
@@ -22,6 +31,24 @@ async function expectServed(token: string, w: TestWorkspace, baseUrl?: string): 
 function expectTokenRefused(reply: McpReply): void {
   expect(reply.status, reply.text.slice(0, 300)).to.equal(401);
   expect(reply.headers.get('www-authenticate')).to.match(/^Bearer /).and.include('error="invalid_token"');
+}
+
+/** A registration's body as MCP clients send it, with these fields added or replaced. */
+const clientMetadata = (fields: Record<string, unknown> = {}) => ({
+  client_name: unique('Client'), redirect_uris: ['http://127.0.0.1:8765/callback'], grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'], token_endpoint_auth_method: 'none', ...fields,
+});
+
+/** POST /oauth/register from a local address of the test's own: what is counted per address is its alone. */
+const registerFrom = (localAddress: string, body: unknown) => rawRequest(`${issuer()}/register`, { method: 'POST', body, localAddress });
+
+/** MEMORY USAGE of a key, asked of the node that holds it (ioredis does not route the command by its key). */
+async function memoryUsage(redis: RedisClient, key: string): Promise<number | undefined> {
+  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis as Redis]) {
+    const used = await node.call('MEMORY', 'USAGE', key).catch(() => null);
+    if (typeof used === 'number') return used;
+  }
+  return undefined;
 }
 
 describe('MCP authorization (OAuth 2.1)', function () {
@@ -107,6 +134,97 @@ describe('MCP authorization (OAuth 2.1)', function () {
         const res = await registration({ client_name: 'Plain http', redirect_uris: redirectUris, token_endpoint_auth_method: 'none' });
         expect(res.status, `${redirectUris}: ${res.text}`).to.equal(400);
         expect(res.body.error, res.text).to.equal('invalid_redirect_uri');
+      }
+    });
+
+    it('takes OAUTH_REGISTRATIONS_PER_HOUR registrations from one address in an hour, then 429 rate_limited with Retry-After', async () => {
+      const limit = env.config.oauthRegistrationsPerHour;
+      const hourOf = () => Math.floor(Date.now() / 3_600_000);
+      for (let attempt = 1; ; attempt++) {
+        const address = ownLoopbackAddress();
+        const hour = hourOf();
+        const answers: RawReply[] = [];
+        for (let i = 0; i <= limit; i++) answers.push(await registerFrom(address, clientMetadata()));
+        // The counter is per clock hour: a burst that straddled two is tried once more.
+        if (hourOf() !== hour && attempt === 1) continue;
+        expect(answers.slice(0, limit).filter((a) => a.status !== 201).map((a) => `${a.status} ${a.text}`)).to.deep.equal([]);
+        const refused = answers[limit];
+        expect(refused.status, refused.text).to.equal(429);
+        expect(refused.headers['content-type']).to.match(/^application\/problem\+json/);
+        expect(refused.body.code).to.equal('rate_limited');
+        expect(Number(refused.headers['retry-after'])).to.be.within(1, 3600);
+        // Another address is counted apart.
+        const elsewhere = await registerFrom(ownLoopbackAddress(), clientMetadata());
+        expect(elsewhere.status, elsewhere.text).to.equal(201);
+        break;
+      }
+    });
+
+    it('refuses an oversized registration with 400 invalid_client_metadata: each field and the whole record are bounded', async () => {
+      const address = ownLoopbackAddress();
+      // RFC 7591 §3.2.2 names an error of redirect_uris invalid_redirect_uri.
+      const oversized: [string, Record<string, unknown>, string][] = [
+        ['a client_name of 201 characters', { client_name: 'n'.repeat(201) }, 'invalid_client_metadata'],
+        ['a client_name of 54,000 characters', { client_name: 'n'.repeat(54_000) }, 'invalid_client_metadata'],
+        ['a client_uri of 2,001 characters', { client_uri: `https://client.example/${'p'.repeat(2_001 - 'https://client.example/'.length)}` }, 'invalid_client_metadata'],
+        ['eleven redirect URIs', { redirect_uris: Array.from({ length: 11 }, (_, i) => `http://127.0.0.1:${9000 + i}/callback`) }, 'invalid_redirect_uri'],
+        ['contacts beyond ten', { contacts: Array.from({ length: 11 }, (_, i) => `person${i}@client.example`) }, 'invalid_client_metadata'],
+        ['a record over 8 KiB', { jwks: { keys: [{ kty: 'oct', k: 'k'.repeat(9_000) }] } }, 'invalid_client_metadata'],
+      ];
+      for (const [what, fields, error] of oversized) {
+        const res = await registerFrom(address, clientMetadata(fields));
+        expect(res.status, `${what}: ${res.text.slice(0, 300)}`).to.equal(400);
+        expect(res.body?.error, `${what}: ${res.text.slice(0, 300)}`).to.equal(error);
+      }
+      const atBounds = await registerFrom(address, clientMetadata({ client_name: 'n'.repeat(200), client_uri: `https://client.example/${'p'.repeat(1_977)}` }));
+      expect(atBounds.status, atBounds.text).to.equal(201);
+      expect(atBounds.body.client_name).to.have.length(200);
+    });
+
+    it('an unused client is one bounded record that expires by itself; once a person approves it, it is kept', async () => {
+      const redis = testRedis();
+      try {
+        // As large as the bounds allow.
+        const largest = clientMetadata({
+          client_name: 'n'.repeat(200),
+          client_uri: `https://client.example/${'c'.repeat(1_977)}`,
+          logo_uri: `https://client.example/${'l'.repeat(1_977)}`,
+          policy_uri: `https://client.example/${'p'.repeat(1_977)}`,
+          redirect_uris: Array.from({ length: 10 }, (_, i) => `http://127.0.0.1:${9000 + i}/callback`),
+        });
+        const registered = await registerFrom(ownLoopbackAddress(), largest);
+        expect(registered.status, registered.text).to.equal(201);
+        // No registration access token: there is no management endpoint to use one at, and no second record.
+        expect(registered.body.registration_access_token).to.equal(undefined);
+        const key = clientKey(registered.body.client_id);
+        expect(await redis.ttl(key)).to.be.within(unusedClientSeconds - 60, unusedClientSeconds);
+        expect(await memoryUsage(redis, key)).to.be.a('number').and.at.most(9 * 1024);
+
+        const w = await createWorkspace();
+        const client = { clientId: registered.body.client_id as string, name: registered.body.client_name as string, redirectUris: registered.body.redirect_uris as string[] };
+        await authorizedClient(w, { client });
+        expect(await redis.ttl(key), 'an approved client does not expire').to.equal(-1);
+      } finally {
+        redis.disconnect();
+      }
+    });
+
+    it('the metadata documents name the service by PUBLIC_URL, whatever Host the request carries', async () => {
+      const w = await createWorkspace();
+      const { port } = new URL(origin());
+      for (const host of ['evil.example', 'evil.example:8443', `localhost:${port}`]) {
+        for (const path of ['/.well-known/oauth-authorization-server/oauth', '/.well-known/oauth-authorization-server', '/oauth/.well-known/openid-configuration']) {
+          const as = await rawRequest(`${origin()}${path}`, { headers: { host } });
+          expect(as.status, `${host} ${path}: ${as.text.slice(0, 300)}`).to.equal(200);
+          expect(as.body, `${host} ${path}`).to.include({
+            issuer: issuer(), authorization_endpoint: `${issuer()}/authorize`, token_endpoint: `${issuer()}/token`,
+            registration_endpoint: `${issuer()}/register`, revocation_endpoint: `${issuer()}/revoke`, jwks_uri: `${issuer()}/jwks`,
+          });
+        }
+        const prm = await rawRequest(`${origin()}/.well-known/oauth-protected-resource${w.path('/mcp')}`, { headers: { host } });
+        expect(prm.status, `${host}: ${prm.text.slice(0, 300)}`).to.equal(200);
+        expect(prm.body, host).to.include({ resource: mcpResource(w), resource_documentation: `${origin()}/docs` });
+        expect(prm.body.authorization_servers).to.deep.equal([issuer()]);
       }
     });
 
@@ -337,23 +455,66 @@ describe('MCP authorization (OAuth 2.1)', function () {
       }
     });
 
-    it('refuses a missing resource, or one that is not a workspace’s MCP endpoint, before any consent', async () => {
+    it('an error found before a person has seen the request is shown on the service’s page, never sent to the client', async () => {
       const w = await createWorkspace();
-      const client = await registerClient();
-      const resources = [null, `${origin()}${w.path('/playbooks')}`, `${origin()}/api/v1/workspaces/ws_nosuchworkspace/mcp`, `https://elsewhere.example${w.path('/mcp')}`];
-      for (const resource of resources) {
-        const url = await authorizationUrl({ client, workspace: w, resource, redirectUri: client.redirectUris[0], pkce: pkcePair(), state: 's' });
+      const landing = 'https://evil.example/landing';
+      const client = await registerClient([landing]);
+      const urlWith = async (resource: string | null | undefined, change: (params: URLSearchParams) => void = () => {}) => {
+        const url = new URL(await authorizationUrl({ client, workspace: w, resource, redirectUri: landing, pkce: pkcePair(), state: 's' }));
+        change(url.searchParams);
+        return url.href;
+      };
+      const cases: [string, string, string[]][] = [
+        ['no resource', await urlWith(null), ['invalid_target']],
+        ['a resource that is not an MCP endpoint', await urlWith(`${origin()}${w.path('/playbooks')}`), ['invalid_target']],
+        ['an unknown workspace’s endpoint', await urlWith(`${origin()}/api/v1/workspaces/ws_nosuchworkspace/mcp`), ['invalid_target']],
+        ['an endpoint under another origin', await urlWith(`https://elsewhere.example${w.path('/mcp')}`), ['invalid_target']],
+        ['no PKCE', await urlWith(undefined, (p) => ['code_challenge', 'code_challenge_method'].forEach((k) => p.delete(k))), ['invalid_request']],
+        ['PKCE plain', await urlWith(undefined, (p) => { p.set('code_challenge_method', 'plain'); p.set('code_challenge', pkcePair().verifier); }), ['invalid_request']],
+        ['prompt=none', await urlWith(undefined, (p) => p.set('prompt', 'none')), ['login_required', 'consent_required', 'interaction_required']],
+        ['response_mode=form_post', await urlWith(null, (p) => p.set('response_mode', 'form_post')), ['invalid_target']],
+        ['an unknown client', await urlWith(undefined, (p) => p.set('client_id', 'no-such-client')), ['invalid_client']],
+      ];
+      for (const [what, url, errors] of cases) {
         const hops = await follow(url, new CookieJar());
+        for (const hop of hops) expect(hop.location?.origin ?? origin(), `${what}: ${hop.url}`).to.equal(origin());
         const last = hops[hops.length - 1];
-        expect(last.location?.pathname ?? '', `${resource}`).not.to.match(/^\/console\/authorize\//);
-        if (last.location) {
-          expect(last.location.href.startsWith(client.redirectUris[0]), `${resource}: ${last.location}`).to.equal(true);
-          // A missing resource may be called an invalid request; a wrong one is an invalid target.
-          expect(last.location.searchParams.get('error')).to.be.oneOf(resource === null ? ['invalid_target', 'invalid_request'] : ['invalid_target']);
-          expect(last.location.searchParams.get('code')).to.equal(null);
-        } else {
-          expect(last.status, `${resource}: ${last.text.slice(0, 300)}`).to.equal(400);
-        }
+        expect(last.location, `${what} led to ${last.location}`).to.equal(null);
+        expect(last.status, `${what}: ${last.text.slice(0, 300)}`).to.equal(400);
+        const shown = /<h1>Authorization failed<\/h1><p>([a-z_]+):/.exec(last.text)?.[1];
+        expect(shown, `${what}: ${last.text.slice(0, 300)}`).to.be.oneOf(errors);
+        expect(last.text, what).not.to.include('evil.example');
+      }
+    });
+
+    it('OAuth’s error page cannot be framed and loads or runs nothing', async () => {
+      const res = await fetch(`${issuer()}/authorize?client_id=no-such-client&response_type=code`, { redirect: 'manual' });
+      expect(res.status).to.equal(400);
+      expect(res.headers.get('content-type')).to.match(/^text\/html/);
+      const csp = (res.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim());
+      expect(csp).to.include.members(["default-src 'none'", "frame-ancestors 'none'", "form-action 'none'", "base-uri 'none'"]);
+      expect(res.headers.get('x-frame-options')).to.equal('DENY');
+      expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+    });
+
+    it('a token its client revokes (RFC 7009) is refused at the next request, on this process and on another', async () => {
+      const w = await createWorkspace();
+      const { client, tokens } = await authorizedClient(w, {});
+      const second = await startApiProcess();
+      try {
+        // Both processes have the token's access cached.
+        await expectServed(tokens.access_token, w, second.url);
+        await expectServed(tokens.access_token, w);
+        const revoked = await fetch(`${issuer()}/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: tokens.access_token, token_type_hint: 'access_token', client_id: client.clientId }),
+        });
+        expect(revoked.status, await revoked.text()).to.equal(200);
+        expectTokenRefused(await mcpCall(tokens.access_token, w, 'tools/list', {}, { baseUrl: second.url }));
+        expectTokenRefused(await mcpCall(tokens.access_token, w, 'tools/list'));
+      } finally {
+        await second.stop();
       }
     });
 
@@ -461,6 +622,81 @@ describe('MCP authorization (OAuth 2.1)', function () {
       const init = await mcpCall(agent.key, w, 'initialize', initialize);
       expect(init.status, init.text).to.equal(200);
       expect(init.body.result.serverInfo.name).to.be.a('string');
+    });
+  });
+
+  describe('OAuth from any address', () => {
+    it('with no PUBLIC_URL, a client that connects through 127.0.0.1 is named there, the server takes that resource, and the flow completes', async () => {
+      const port = await freePort();
+      const local = await startExtraService({ PORT: String(port), PUBLIC_URL: undefined });
+      try {
+        const reached = `http://127.0.0.1:${port}`;
+        const configured = `http://localhost:${port}`;
+        const w = await createWorkspace();
+        const agent = await createAgent(w);
+        const endpoint = new URL(`${reached}${w.path('/mcp')}`);
+
+        // The metadata names the endpoint as the client reached it (a loopback name of the service) or, for any other
+        // Host, under the default origin; the issuer is the default origin's.
+        const metadataPath = `/.well-known/oauth-protected-resource${w.path('/mcp')}`;
+        for (const [host, named] of [[`127.0.0.1:${port}`, reached], [`localhost:${port}`, configured], ['evil.example', configured]]) {
+          const prm = await rawRequest(`${reached}${metadataPath}`, { headers: { host } });
+          expect(prm.status, prm.text).to.equal(200);
+          expect(prm.body.resource, host).to.equal(`${named}${w.path('/mcp')}`);
+          expect(prm.body.authorization_servers, host).to.deep.equal([`${configured}/oauth`]);
+        }
+
+        // The MCP SDK's client: discovery, its check that the metadata names what it reached, registration, PKCE.
+        let registered: OAuthClientInformationMixed | undefined;
+        let saved: OAuthTokens | undefined;
+        let verifier = '';
+        let sentResource: string | null = null;
+        let code: string | null | undefined;
+        const redirectUri = 'http://127.0.0.1:8976/callback';
+        const provider: OAuthClientProvider = {
+          redirectUrl: redirectUri,
+          clientMetadata: { client_name: unique('Local client'), redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+          clientInformation: () => registered,
+          saveClientInformation: (info) => void (registered = info),
+          tokens: () => saved,
+          saveTokens: (tokens) => void (saved = tokens),
+          saveCodeVerifier: (v) => void (verifier = v),
+          codeVerifier: () => verifier,
+          // The browser's part: to the consent page, the person approves (through the API the page calls), back to the client.
+          redirectToAuthorization: async (url) => {
+            sentResource = url.searchParams.get('resource');
+            const jar = new CookieJar();
+            const hops = await follow(url.href, jar);
+            const consent = hops[hops.length - 1].location;
+            if (!consent?.pathname.startsWith('/console/authorize/')) {
+              throw new Error(`authorize did not lead to the consent page: ${hops.map((h) => `${h.status} ${h.url} → ${h.location ?? h.text.slice(0, 200)}`).join('\n')}`);
+            }
+            const uid = decodeURIComponent(consent.pathname.slice('/console/authorize/'.length));
+            const answer = await request('POST', `/api/v1/oauth/interactions/${encodeURIComponent(uid)}/approve`, { token: w.owner.key, body: { agentId: agent.agentId }, baseUrl: reached });
+            if (answer.status !== 200) throw new Error(`approve: ${answer.status} ${answer.text}`);
+            const back = await follow(answer.body.redirectTo, jar);
+            code = back[back.length - 1].location?.searchParams.get('code');
+          },
+        };
+        const refused = await new Client({ name: 'local', version: '1.0.0' }).connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider })).then(() => null, (err: unknown) => err);
+        expect(refused, String(refused)).to.be.instanceOf(UnauthorizedError);
+        expect(sentResource).to.equal(endpoint.href);
+        expect(code, 'the browser came back with a code').to.be.a('string');
+
+        const transport = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
+        await transport.finishAuth(code!);
+        expect(saved?.access_token).to.be.a('string');
+        const client = new Client({ name: 'local', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider }));
+        try {
+          const { tools } = await client.listTools();
+          expect(tools.map((t) => t.name)).to.include('get_bundle');
+        } finally {
+          await client.close();
+        }
+      } finally {
+        await local.stop();
+      }
     });
   });
 });

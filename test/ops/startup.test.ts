@@ -172,12 +172,14 @@ describe('starting without the tools it needs', () => {
 describe('the V8 flags of the API process', () => {
   // Node reads them only from its command line: every place that starts the API gives the same ones (the bench
   // imports serverNodeFlags itself).
-  const startedWith = (command: string) => /\bnode ((?:--\S+ )*)dist\/src\/server\.js/.exec(command)?.[1].trim().split(' ').filter(Boolean);
+  const startedWith = (command: string, program: RegExp) => new RegExp(`\\bnode ((?:--\\S+ )*)${program.source}`).exec(command)?.[1].trim().split(' ').filter(Boolean);
 
   it('are the same for npm start and the Docker image', () => {
     const pkg = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
     const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8'))?.[1];
-    expect(startedWith(pkg.scripts.start)).to.deep.equal(serverNodeFlags);
-    expect(startedWith((JSON.parse(cmd ?? '[]') as string[]).join(' '))).to.deep.equal(serverNodeFlags);
+    // npm start's process is the API: scripts/start.mjs imports dist/src/server.js after the build.
+    expect(startedWith(pkg.scripts.start, /scripts\/start\.mjs/)).to.deep.equal(serverNodeFlags);
+    expect(readFileSync(path.join(projectRoot, 'scripts', 'start.mjs'), 'utf8')).to.match(/await import\(.*'dist', 'src', 'server\.js'/);
+    expect(startedWith((JSON.parse(cmd ?? '[]') as string[]).join(' '), /dist\/src\/server\.js/)).to.deep.equal(serverNodeFlags);
   });
 });

@@ -490,6 +490,23 @@ describe('retrieval', () => {
       }
     });
 
+    it('a playbook’s slug names it for bundle and manifest as its id does; an unknown, archived or other workspace’s slug is 404', async () => {
+      const slugOf = async (w: TestWorkspace, id: string) => (await request('GET', w.path(`/playbooks/${id}`), { token: w.owner.key })).body.slug as string;
+      const slug = await slugOf(g.workspace, g.playbookId);
+      for (const get of [getBundle, getManifest]) {
+        const byId = await get(g.workspace, { playbookId: g.playbookId });
+        const bySlug = await get(g.workspace, { playbookId: slug });
+        expect(bySlug.status, bySlug.text).to.equal(200);
+        expect(bySlug.body).to.deep.equal(byId.body);
+      }
+      const other = await createWorkspace();
+      const foreign = await createPlaybook(other, other.owner.key);
+      for (const playbookId of ['no-such-playbook', await slugOf(g.workspace, g.id.pb_arch), foreign.slug]) {
+        problem(await getBundle(g.workspace, { playbookId }), 404, 'not_found');
+        problem(await getManifest(g.workspace, { playbookId }), 404, 'not_found');
+      }
+    });
+
     it('follow answers 400 to a bad depth, direction, linkType or maxNodes', async () => {
       for (const [query, path] of [
         [{ depth: 6 }, '/depth'], [{ depth: 0 }, '/depth'], [{ direction: 'sideways' }, '/direction'],

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { parse } from 'csv-parse/sync';
 import { projectRoot } from '../../src/infra/project-root.js';
 import { createWorkspace, request } from '../support/api.js';
 import { shell } from '../support/cypher-shell.js';
@@ -86,32 +87,55 @@ describe('the Cypher shell (npm run cypher, playbooks-cypher)', () => {
       expect(out.stdout).to.match(/-- statement 3 \(line 7\): .*\ni\n-+\n1\n2\n\(2 rows, \d+ ms\)\n/);
     });
 
-    it('as CSV: the same line before each answer', async () => {
+    it('as CSV: stdout is CSV, the answers separated by an empty line, each label on stderr', async () => {
       const out = await shell(['-f', file, '--format', 'csv']);
       expect(out.code, out.stderr).to.equal(0);
-      expect(out.stdout.trim().split(/\r?\n/)).to.deep.equal([
-        '-- statement 1 (line 2): RETURN 1 AS one', 'one', '1',
-        "-- statement 2 (line 4): RETURN 'two' AS two, …", 'two,n', 'two,2',
-        '-- statement 3 (line 7): UNWIND [1, 2] AS i RETURN i', 'i', '1', '2',
+      expect(out.stderr.split('\n').filter(Boolean)).to.deep.equal([
+        '-- statement 1 (line 2): RETURN 1 AS one',
+        "-- statement 2 (line 4): RETURN 'two' AS two, …",
+        '-- statement 3 (line 7): UNWIND [1, 2] AS i RETURN i',
       ]);
+      expect(out.stdout).not.to.include('--');
+      const answers = out.stdout.split('\r\n\r\n').map((csv) => parse(csv));
+      expect(answers).to.deep.equal([[['one'], ['1']], [['two', 'n'], ['two', '2']], [['i'], ['1'], ['2']]]);
+      // Read whole, it is CSV too: the records one after another.
+      expect(parse(out.stdout, { relax_column_count: true, skip_empty_lines: true })).to.deep.equal(answers.flat());
     });
 
-    it('as JSON: each answer a document whose "statement" says which', async () => {
+    it('as JSON: one document, an array of the answers, each with a "statement" saying which', async () => {
       const out = await shell(['-f', file, '--format', 'json']);
       expect(out.code, out.stderr).to.equal(0);
-      const answers = out.stdout.trim().split(/\n(?=\{)/).map((doc) => JSON.parse(doc));
-      expect(answers.map((a) => a.statement)).to.deep.equal([
+      const answers = JSON.parse(out.stdout);
+      expect(answers).to.be.an('array');
+      expect(answers.map((a: { statement: unknown }) => a.statement)).to.deep.equal([
         { number: 1, line: 2, text: 'RETURN 1 AS one' },
         { number: 2, line: 4, text: "RETURN 'two' AS two,\n  2 AS n" },
         { number: 3, line: 7, text: 'UNWIND [1, 2] AS i RETURN i' },
       ]);
-      expect(answers.map((a) => a.rows)).to.deep.equal([[[1]], [['two', 2]], [[1], [2]]]);
+      expect(answers.map((a: { rows: unknown }) => a.rows)).to.deep.equal([[[1]], [['two', 2]], [[1], [2]]]);
+    });
+
+    it('as JSON with a statement that fails: the array holds the others, stderr names the failed one, exit code 1', async () => {
+      const out = await shell(['-e', 'RETURN 1 AS one;\nMATCH (n RETURN n;\nRETURN 3 AS three;', '--format', 'json']);
+      expect(out.code).to.equal(1);
+      expect(JSON.parse(out.stdout).map((a: { statement: { number: number } }) => a.statement.number)).to.deep.equal([1, 3]);
+      expect(out.stderr).to.match(/^-- statement 2 \(line 2\): MATCH \(n RETURN n\ninvalid_cypher: /);
     });
 
     it('one statement is answered without a label, as before', async () => {
       const out = await shell(['-e', 'RETURN 1 AS one;', '--format', 'csv']);
       expect(out.stdout.trim().split(/\r?\n/)).to.deep.equal(['one', '1']);
     });
+  });
+
+  it('piped into a reader that stops early (head), ends quietly with exit code 0', async () => {
+    // Far more than a pipe holds, so that the shell is still writing when head has gone.
+    const query = `UNWIND range(1, 900) AS i RETURN i, '${'x'.repeat(500)}' AS pad`;
+    const out = await shell(['-e', query, '--format', 'csv'], undefined, [
+      'sh', '-c', '{ "$0" --import tsx src/cypher-shell.ts "$@"; echo "exit code $?" >&2; } | head -n 2', process.execPath,
+    ]);
+    expect(out.stdout.split(/\r?\n/).slice(0, 2)).to.deep.equal(['i,pad', `1,${'x'.repeat(500)}`]);
+    expect(out.stderr).to.equal('exit code 0\n');
   });
 
   describe(':schema and the plan', () => {

@@ -29,6 +29,11 @@ export interface LayoutRequest {
 export interface LayoutFrame {
   /** x, y of each node, in the order of the request. */
   positions: Float32Array;
+  /**
+   * In the seed only: each node's community (step 1), numbered from the biggest (0) down, or -1 for a node without
+   * links. The view colours by it when the node types cannot tell notes apart.
+   */
+  communities?: Int32Array;
   /** The last frame: the layout is done. */
   final: boolean;
 }
@@ -100,7 +105,7 @@ export function layout({ n, links }: LayoutRequest): { seed: LayoutFrame; refine
   const ly = new Float64Array(L);
   if (L === 0) {
     const only = frame(n, linked, lx, ly, isolated);
-    return { seed: { positions: only, final: true }, refine: () => ({ positions: only.slice(), final: true }) };
+    return { seed: { positions: only, communities: new Int32Array(n).fill(-1), final: true }, refine: () => ({ positions: only.slice(), final: true }) };
   }
   const at = (key: string) => index[Number(key)];
 
@@ -151,7 +156,11 @@ export function layout({ n, links }: LayoutRequest): { seed: LayoutFrame; refine
       ly[k] = cy[c] + Math.sin(a) * r;
     });
   }
-  const seed = { positions: frame(n, linked, lx, ly, isolated), final: false };
+  const place = new Int32Array(count);
+  biggestFirst.forEach((c, k) => (place[c] = k));
+  const communities = new Int32Array(n).fill(-1);
+  for (let k = 0; k < L; k++) communities[linked[k]] = place[of[k]];
+  const seed: LayoutFrame = { positions: frame(n, linked, lx, ly, isolated), communities, final: false };
 
   // 4. Refinement, each community on its own graph around its centre (ForceAtlas2's gravity pulls to the origin).
   //    Then the communities, as big as they have become, are moved apart where they overlap.
@@ -206,7 +215,7 @@ export function layout({ n, links }: LayoutRequest): { seed: LayoutFrame; refine
 export type LayoutMessage = ({ kind: 'layout' } & LayoutRequest) | { kind: 'refine' };
 
 if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope) {
-  const post = (f: LayoutFrame) => (self as unknown as Worker).postMessage(f, [f.positions.buffer]);
+  const post = (f: LayoutFrame) => (self as unknown as Worker).postMessage(f, [f.positions.buffer, ...(f.communities ? [f.communities.buffer] : [])]);
   let refine: (() => LayoutFrame) | null = null;
   self.onmessage = (event: MessageEvent<LayoutMessage>) => {
     const message = event.data;

@@ -1,9 +1,25 @@
 import Graph, { MultiDirectedGraph } from 'graphology';
 import type { GraphModel } from '../calls.ts';
 import { type ResultGraph, nodeCaption } from '../pages/CypherValues.ts';
-import { linkStyles, paler, typeColours } from './styles.ts';
+import { clusterColours, linkStyles, otherClusterColour, paler, typeColours, unlinkedColour } from './styles.ts';
 
 /** The graphology graphs the views draw: the workspace's graph from the API's model, and a Cypher answer's nodes and relationships. */
+
+/**
+ * The one type every context node of the model has, when there are several nodes and they share it: colour by
+ * type then tells nothing, and the view colours by cluster instead.
+ */
+export function uniformNodeType(model: GraphModel): string | null {
+  const types = new Set<string>();
+  let count = 0;
+  for (const node of model.nodes) {
+    if (node.kind !== 'node') continue;
+    count++;
+    types.add(node.nodeType ?? 'reference');
+    if (types.size > 1) return null;
+  }
+  return count > 1 ? [...types][0] : null;
+}
 
 /** Node radius in pixels by degree (links in and out): a square-root scale over a floor, smaller on big graphs. */
 function radiusScale(order: number): (degree: number) => number {
@@ -58,6 +74,7 @@ export function workspaceGraph(model: GraphModel): Graph {
       color: typeColours[nodeType] ?? '#555555',
     });
   });
+  graph.setAttribute('colourBy', uniformNodeType(model) === null ? 'type' : 'cluster');
   const dense = model.links.length > 3000;
   for (const link of model.links) {
     if (!graph.hasNode(link.from) || !graph.hasNode(link.to)) continue;
@@ -72,6 +89,51 @@ export function workspaceGraph(model: GraphModel): Graph {
     });
   }
   return graph;
+}
+
+/** A coloured cluster of the legend: its colour, how many notes it holds, and its best-linked note's title. */
+export interface Cluster {
+  colour: string;
+  size: number;
+  hub: string;
+}
+
+/** The legend of a graph coloured by cluster. */
+export interface Clusters {
+  coloured: Cluster[];
+  /** Notes in the smaller clusters, all in one grey. */
+  others: number;
+  /** Notes without any link. */
+  unlinked: number;
+}
+
+/**
+ * Colours the notes by their community (the layout worker's, one number per node in the graph's order: the biggest
+ * first, -1 for a note without links); playbooks keep theirs. Each node keeps its number as `cluster`.
+ */
+export function colourByCluster(graph: Graph, communities: Int32Array): Clusters {
+  const coloured: (Cluster & { degree: number })[] = [];
+  let others = 0;
+  let unlinked = 0;
+  let i = 0;
+  graph.forEachNode((id, attributes) => {
+    const c = communities[i++] ?? -1;
+    graph.setNodeAttribute(id, 'cluster', c);
+    if (attributes.kind === 'playbook') return;
+    if (c < 0) {
+      unlinked++;
+      graph.setNodeAttribute(id, 'color', unlinkedColour);
+    } else if (c < clusterColours.length) {
+      const cluster = (coloured[c] ??= { colour: clusterColours[c], size: 0, hub: '', degree: -1 });
+      cluster.size++;
+      if (attributes.degree > cluster.degree) Object.assign(cluster, { hub: attributes.label, degree: attributes.degree });
+      graph.setNodeAttribute(id, 'color', cluster.colour);
+    } else {
+      others++;
+      graph.setNodeAttribute(id, 'color', otherClusterColour);
+    }
+  });
+  return { coloured: coloured.filter(Boolean).map(({ colour, size, hub }) => ({ colour, size, hub })), others, unlinked };
 }
 
 /** A Cypher answer's nodes coloured by their first label, sized by degree, and its relationships; not yet laid out. */

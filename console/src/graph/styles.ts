@@ -28,6 +28,14 @@ export const paler = (hex: string) => `#${[1, 3, 5].map((i) => Math.round(parseI
 // Distinct on white and on each other; a Cypher answer's label's colour is its first label's place in the answer's list.
 const palette = ['#1565c0', '#c2185b', '#2e7d32', '#6a1b9a', '#ef6c00', '#00838f', '#5d4037', '#455a64', '#ad1457', '#283593'];
 
+/**
+ * Cluster colours, for a graph whose nodes are all of one type (an imported vault's notes are all `reference`): the
+ * biggest clusters get the palette, the rest one grey, notes without links a paler one.
+ */
+export const clusterColours = palette.slice(0, 8);
+export const otherClusterColour = '#8d8d8d';
+export const unlinkedColour = '#c4c4c4';
+
 /** A colour for each of the labels given, in their sorted order. */
 export function paletteFor(labels: Iterable<string>): Map<string, string> {
   const sorted = [...new Set(labels)].sort();

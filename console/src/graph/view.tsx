@@ -3,7 +3,7 @@ import type Sigma from 'sigma';
 import type { GraphModel } from '../calls.ts';
 import type { LayoutFrame, LayoutMessage } from './layout.worker.ts';
 import { takeLayoutWorker } from './layout.ts';
-import { workspaceGraph } from './model.ts';
+import { type Clusters, colourByCluster, workspaceGraph } from './model.ts';
 import { createRenderer } from './renderer.ts';
 
 /** A node of a bundle preview, by its rank: highlighted on the graph. */
@@ -19,7 +19,15 @@ export interface Bundled {
  * The workspace graph on the page: laid out by the worker (a seed first, then refined), drawn by sigma once the
  * seed is in, with link types hidden, bundle nodes ranked and searched nodes marked as the page says.
  */
-export function GraphView({ model, hiddenTypes, bundle, marked, onOpen }: { model: GraphModel; hiddenTypes: Set<string>; bundle: Bundled[] | null; marked: Set<string>; onOpen: (id: string, kind: string) => void }) {
+export function GraphView({ model, hiddenTypes, bundle, marked, onOpen, onClusters }: {
+  model: GraphModel;
+  hiddenTypes: Set<string>;
+  bundle: Bundled[] | null;
+  marked: Set<string>;
+  onOpen: (id: string, kind: string) => void;
+  /** When the nodes are all of one type, the clusters they are coloured by, once the layout has found them. */
+  onClusters?: (clusters: Clusters) => void;
+}) {
   const container = useRef<HTMLDivElement>(null);
   const sigmaRef = useRef<Sigma | null>(null);
   const graph = useMemo(() => workspaceGraph(model), [model]);
@@ -30,11 +38,15 @@ export function GraphView({ model, hiddenTypes, bundle, marked, onOpen }: { mode
   markedRef.current = marked;
   const open = useRef(onOpen);
   open.current = onOpen;
+  const clustersFound = useRef(onClusters);
+  clustersFound.current = onClusters;
 
   useEffect(() => {
     const el = container.current!;
     el.dataset.ready = 'false';
     el.dataset.layout = 'pending';
+    const byCluster = graph.getAttribute('colourBy') === 'cluster';
+    el.dataset.colourBy = byCluster ? 'cluster' : 'type';
     window.__consoleGraph = graph;
     let renderer: Sigma | null = null;
     let worker: Worker | null = null;
@@ -84,6 +96,12 @@ export function GraphView({ model, hiddenTypes, bundle, marked, onOpen }: { mode
         worker = takeLayoutWorker();
         worker.onmessage = (e: MessageEvent<LayoutFrame>) => {
           place(e.data.positions);
+          // The seed brings the communities: coloured before the first frame is drawn.
+          if (byCluster && e.data.communities) {
+            const clusters = colourByCluster(graph, e.data.communities);
+            el.dataset.clusterCount = String(clusters.coloured.length);
+            clustersFound.current?.(clusters);
+          }
           if (!renderer) {
             performance.mark('graph:first-frame');
             draw();

@@ -72,6 +72,7 @@ function KeyRow({ k, graceText, graceValid, busy, onRotate, onRevoke }: {
             ariaLabel={`Revoke key ${k.prefix}`}
             question={<>Revoke key <code>{k.prefix}…</code>? It stops working at once, for good.</>}
             confirmLabel="Revoke key"
+            danger
             pending={busy}
             onConfirm={onRevoke}
           />

@@ -35,6 +35,7 @@ function AgentStatus({ ws, agent }: { ws: string; agent: Agent }) {
           label="Deactivate agent"
           question={<>Deactivate {agent.name}? Its keys are revoked for good and stop working at once; an owner can reactivate it later, with new keys.</>}
           confirmLabel="Deactivate agent"
+          danger
           pending={deactivate.isPending}
           onConfirm={() => { setNote(null); deactivate.mutate(); }}
         />

@@ -18,6 +18,7 @@ function GrantItem({ grant, approvedBy, pending, onRevoke }: { grant: Grant; app
         ariaLabel={`Revoke ${grant.clientName}`}
         question={<>Revoke access for {grant.clientName}?</>}
         confirmLabel="Revoke access"
+        danger
         pending={pending}
         onConfirm={onRevoke}
       />

@@ -10,6 +10,7 @@ import { CypherEditor, moveEditorCursor, setEditorText } from './CypherEditor.ts
 import { CypherReports } from './CypherReports.tsx';
 import { CypherResults } from './CypherResults.tsx';
 import { CypherSchema } from './CypherSchema.tsx';
+import { rowsText } from './CypherValues.ts';
 
 const firstQuery = 'MATCH (n)-[r]->(m)\nRETURN n, r, m\nLIMIT 25';
 const defaultLimit = 1000;
@@ -48,16 +49,24 @@ interface Position {
   offset: number;
 }
 
-/** What went wrong with a query, said the way the service said it: a refusal's reason, a syntax error's place. */
+/** Neo4j's "(line 2, column 1 (offset: 10))", which the error's own line below says again. */
+const positionClause = /\s*\(line \d+, column \d+ \(offset: \d+\)\)/;
+
+/**
+ * What went wrong with a query, said the way the service said it, once: a refusal's reason, a syntax error's message
+ * with Neo4j's excerpt of the line (the caret under the column, in a fixed-width font) and its place.
+ */
 function QueryError({ error, onShow }: { error: unknown; onShow: (offset: number) => void }) {
   if (!error) return null;
   const position = error instanceof PlaybooksError ? (error.extensions.position as Position | undefined) : undefined;
   const lead = error instanceof PlaybooksError
     ? error.code === 'query_refused' ? 'Refused: ' : error.code === 'invalid_cypher' ? 'Invalid Cypher: ' : ''
     : '';
+  const [head, ...excerpt] = messageOf(error).split('\n');
   return (
     <div role="alert" className="error cypher-error" data-testid="cypher-error">
-      <p>{lead}{messageOf(error)}</p>
+      <p>{lead}{position ? head.replace(positionClause, '') : head}</p>
+      {excerpt.length > 0 && <pre className="cypher-excerpt">{excerpt.join('\n')}</pre>}
       {position && (
         <p>
           At line {position.line}, column {position.column}.{' '}
@@ -110,7 +119,7 @@ function CypherWorkbench() {
 
   const answer = run.data?.answer;
   const summary = answer
-    ? `${answer.rowCount} rows in ${answer.elapsedMs} ms${answer.truncated ? `; more were left out (${answer.truncatedBy === 'rows' ? `past the limit of ${answer.limit}` : 'past the size bound'})` : ''}`
+    ? `${rowsText(answer.rowCount)} in ${answer.elapsedMs} ms${answer.truncated ? `; more were left out (${answer.truncatedBy === 'rows' ? `past the limit of ${answer.limit}` : 'past the size bound'})` : ''}`
     : '';
 
   return (

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { ErrorNote, Loading } from '../ui.tsx';
 import { type ReportParams, type ReportSummary, listReports, reportCsv, runReport } from './CypherCalls.ts';
 import { CypherResults } from './CypherResults.tsx';
+import { rowsText } from './CypherValues.ts';
 
 type Param = ReportSummary['parameters'][number];
 
@@ -107,7 +108,7 @@ export function CypherReports() {
           title={`${catalog.data?.find((r) => r.name === run.data.name)?.title ?? run.data.name} in ${run.data.workspaceId}`}
           columns={run.data.result.columns}
           rows={run.data.result.rows}
-          summary={`${run.data.result.rowCount} rows`}
+          summary={rowsText(run.data.result.rowCount)}
           csv={() => reportCsv(run.data.name, run.data.workspaceId, run.data.params)}
           fileName={`${run.data.name}-${run.data.workspaceId}.csv`}
         />

@@ -4,6 +4,9 @@
  * relationships}; everything else plain JSON.
  */
 
+/** "1 row", "2 rows", "1,000 rows": how many rows an answer holds. */
+export const rowsText = (n: number) => `${n.toLocaleString('en')} ${n === 1 ? 'row' : 'rows'}`;
+
 export interface GraphNode {
   elementId: string;
   labels: string[];

@@ -5,13 +5,23 @@ import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { clientFor } from '../api.ts';
 import { getGraph } from '../calls.ts';
 import { dropSpareLayoutWorker, prestartLayoutWorker } from '../graph/layout.ts';
-import { typeColours } from '../graph/styles.ts';
+import { type Clusters, uniformNodeType } from '../graph/model.ts';
+import { otherClusterColour, typeColours, unlinkedColour } from '../graph/styles.ts';
 import { type Bundled, GraphView } from '../graph/view.tsx';
 import { ErrorNote, Loading, PageTitle } from '../ui.tsx';
 
 type BundleMode = NonNullable<NonNullable<GetBundleData['query']>['mode']>;
 /** The bundle's modes, as the API names them; tokenCount counts the texts each carries. */
 const bundleModes: [BundleMode, string][] = [['standard', 'standard (content)'], ['summary', 'summary (agent summaries)'], ['full', 'full (content, description, summary)']];
+
+/** A legend's colour dot drawn in SVG: its colour is an attribute, which the CSP allows where a style attribute is refused. */
+function Swatch({ colour }: { colour: string }) {
+  return (
+    <svg className="swatch-dot" width="13" height="13" viewBox="0 0 12 12" aria-hidden="true" focusable="false">
+      <circle cx="6" cy="6" r="5.5" fill={colour} />
+    </svg>
+  );
+}
 
 /** The workspace's graph, or a playbook's neighbourhood with a preview of its bundle, and a search for a node. */
 export default function GraphPage() {
@@ -33,7 +43,9 @@ export default function GraphPage() {
   const [bundleInfo, setBundleInfo] = useState<{ text: string; tokens: number } | null>(null);
   const [bundleError, setBundleError] = useState<unknown>(null);
   const [filter, setFilter] = useState('');
+  const [clusters, setClusters] = useState<Clusters | null>(null);
   useEffect(() => setBundle(null), [playbookId]);
+  useEffect(() => setClusters(null), [graph.data]);
   useEffect(() => {
     prestartLayoutWorker();
     return dropSpareLayoutWorker;
@@ -72,6 +84,8 @@ export default function GraphPage() {
   // Selected: the playbook whose neighbourhood this is, and the nodes the search below finds; their labels always show.
   const marked = useMemo(() => new Set([...(playbookId ? [playbookId] : []), ...(focusId ? [focusId] : []), ...listed.map((n) => n.id)]), [playbookId, focusId, listed]);
   const focused = focusId ? graph.data?.nodes.find((n) => n.id === focusId) : undefined;
+  // An imported vault's notes are all `reference`: one colour for all would say nothing.
+  const oneType = useMemo(() => (graph.data ? uniformNodeType(graph.data) : null), [graph.data]);
 
   return (
     <>
@@ -105,9 +119,26 @@ export default function GraphPage() {
           ))}
         </fieldset>
       </form>
-      <ul className="legend" aria-label="Node colours">
-        {Object.keys(typeColours).map((t) => <li key={t}><span className={`dot t-${t}`} aria-hidden="true" />{t}</li>)}
-      </ul>
+      {oneType ? (
+        <>
+          <p className="small" data-testid="graph-colour-note">
+            Every node here is a {oneType}, so colours show clusters of closely linked notes instead of types (playbooks stay black).
+          </p>
+          {clusters && (
+            <ul className="legend" aria-label="Node colours">
+              {clusters.coloured.map((c) => (
+                <li key={c.colour}><Swatch colour={c.colour} />around {c.hub} ({c.size})</li>
+              ))}
+              {clusters.others > 0 && <li><Swatch colour={otherClusterColour} />smaller clusters ({clusters.others})</li>}
+              {clusters.unlinked > 0 && <li><Swatch colour={unlinkedColour} />no links ({clusters.unlinked})</li>}
+            </ul>
+          )}
+        </>
+      ) : (
+        <ul className="legend" aria-label="Node colours">
+          {Object.keys(typeColours).map((t) => <li key={t}><span className={`dot t-${t}`} aria-hidden="true" />{t}</li>)}
+        </ul>
+      )}
       <p className="muted small">A circle’s size is its number of links. The most linked nodes are named; point at any other for its title, or zoom in.</p>
       {graph.isPending && <Loading what="Loading the graph" />}
       <ErrorNote error={graph.error} />
@@ -118,7 +149,7 @@ export default function GraphPage() {
         </p>
       )}
       <div className="graph-layout">
-        {graph.data && <GraphView model={graph.data} hiddenTypes={hiddenTypes} bundle={bundle} marked={marked} onOpen={openNode} />}
+        {graph.data && <GraphView model={graph.data} hiddenTypes={hiddenTypes} bundle={bundle} marked={marked} onOpen={openNode} onClusters={setClusters} />}
         {playbookId && (
           <aside aria-labelledby="bundle-title" className="bundle">
             <h2 id="bundle-title">Bundle preview</h2>

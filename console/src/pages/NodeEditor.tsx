@@ -139,15 +139,12 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
     <>
       <PageTitle text={id ? `Edit ${initial.title}` : 'New context node'} />
       <form onSubmit={submit} className="node-form" aria-label="Context node">
+        {/* What the note is, in two rows; then the note itself, as high as the window allows above Save (the note is
+            what this page is for); then its other names, tags and retrieval flags, below it. */}
         <div className="node-fields">
           <div className="span2">
             <label htmlFor="node-title">Title</label>
             <input id="node-title" value={fields.title} onChange={(e) => set('title', e.target.value)} required />
-          </div>
-          <div>
-            <label htmlFor="node-slug">Slug</label>
-            <input id="node-slug" value={fields.slug} onChange={(e) => set('slug', e.target.value)} readOnly={Boolean(id)} aria-describedby="slug-help" />
-            <span id="slug-help" className="muted small">{id ? 'A slug does not change.' : 'Optional: made from the title when empty.'}</span>
           </div>
           <div>
             <label htmlFor="node-type-field">Type</label>
@@ -155,13 +152,45 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
               {nodeTypes.map((t) => <option key={t} value={t}>{t}</option>)}
             </select>
           </div>
-          <div className="span3">
-            <label htmlFor="node-description">Description</label>
-            <input id="node-description" value={fields.description} onChange={(e) => set('description', e.target.value)} required />
-          </div>
           <div>
             <label htmlFor="node-importance">Importance (0–100)</label>
             <input id="node-importance" type="number" min={0} max={100} value={fields.importance} onChange={(e) => set('importance', Number(e.target.value))} />
+          </div>
+          <div className="span4">
+            <label htmlFor="node-description">Description</label>
+            <input id="node-description" value={fields.description} onChange={(e) => set('description', e.target.value)} required />
+          </div>
+        </div>
+        {/* Side by side (stacked on a narrow screen), each of a bounded height with its own scroll: wide content
+            scrolls inside the preview instead of widening the page or squeezing the editor. */}
+        <div className="node-content">
+          <div className="node-pane">
+            <span className="label" id="content-label">Content</span>
+            <MarkdownEditor
+              key={ws}
+              initial={initial.content}
+              label="Content (markdown)"
+              describedBy="content-help"
+              extensions={[markdownLanguage.data.of({ autocomplete: slugCompletion(ws) })]}
+              onChange={(t) => set('content', t)}
+            />
+            <span id="content-help" className="muted small">Markdown. Type [[ to link another node by its slug; [[Name#Heading]] links to a section of it, [[Name|text]] shows the text.</span>
+          </div>
+          <div className="node-pane">
+            <span className="label">Preview</span>
+            <NodePreview ws={ws} text={fields.content} node={node} />
+          </div>
+        </div>
+        <div className="node-fields node-names">
+          <div>
+            <label htmlFor="node-slug">Slug</label>
+            <input id="node-slug" value={fields.slug} onChange={(e) => set('slug', e.target.value)} readOnly={Boolean(id)} aria-describedby="slug-help" />
+            <span id="slug-help" className="muted small">{id ? 'A slug does not change.' : 'Optional: made from the title when empty.'}</span>
+          </div>
+          <div className="span3">
+            <label htmlFor="node-source-path">Source file</label>
+            <input id="node-source-path" value={fields.sourcePath} onChange={(e) => set('sourcePath', e.target.value)} aria-describedby="source-path-help" />
+            <span id="source-path-help" className="muted small">The file the node was imported from, relative to its folder (guides/First Week.md); a folder import sets it. Empty for none.</span>
           </div>
           <div className="span2">
             <label htmlFor="node-aliases">Aliases</label>
@@ -178,36 +207,11 @@ function Form({ ws, id, initial, node }: { ws: string; id?: string; initial: Fie
               </ul>
             )}
           </div>
-          <div className="span2">
-            <label htmlFor="node-source-path">Source file</label>
-            <input id="node-source-path" value={fields.sourcePath} onChange={(e) => set('sourcePath', e.target.value)} aria-describedby="source-path-help" />
-            <span id="source-path-help" className="muted small">The file the node was imported from, relative to its folder (guides/First Week.md); a folder import sets it. Empty for none.</span>
-          </div>
-          <div className="checks span2">
+          <div className="checks span4">
             <input id="node-read-first" type="checkbox" checked={fields.readFirst} onChange={(e) => set('readFirst', e.target.checked)} />
             <label htmlFor="node-read-first">Read first</label>
             <input id="node-edge-case" type="checkbox" checked={fields.edgeCaseOnly} onChange={(e) => set('edgeCaseOnly', e.target.checked)} />
             <label htmlFor="node-edge-case">Edge case only</label>
-          </div>
-        </div>
-        {/* Side by side (stacked on a narrow screen), each of a bounded height with its own scroll: wide content
-            scrolls inside the preview instead of widening the page or squeezing the editor. */}
-        <div className="node-content">
-          <div className="node-pane">
-            <span className="label" id="content-label">Content</span>
-            <MarkdownEditor
-              key={ws}
-              initial={initial.content}
-              label="Content (markdown)"
-              describedBy="content-help"
-              extensions={[markdownLanguage.data.of({ autocomplete: slugCompletion(ws) })]}
-              onChange={(t) => set('content', t)}
-            />
-            <span id="content-help" className="muted small">Markdown. Type [[ to link another node by its slug; [[Name#Heading]] links to a section of it.</span>
-          </div>
-          <div className="node-pane">
-            <span className="label">Preview</span>
-            <NodePreview text={fields.content} />
           </div>
         </div>
         {/* Stays at the bottom of the window while the form is on screen, so saving never means scrolling past the editor. */}

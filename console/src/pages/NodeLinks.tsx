@@ -45,6 +45,7 @@ function RemoveLink({ ws, link, otherEnd, direction, onRemoved }: { ws: string; 
         ariaLabel={`Remove ${name}`}
         question={`Remove ${name}?`}
         confirmLabel="Remove link"
+        danger
         className="secondary small-button"
         pending={remove.isPending}
         onConfirm={() => remove.mutate()}

@@ -1,7 +1,12 @@
+import type { NodeDetail } from '@sdk';
+import { useQueries } from '@tanstack/react-query';
 import DOMPurify from 'dompurify';
-import { marked } from 'marked';
-import { useMemo } from 'react';
+import { Marked } from 'marked';
+import { type MouseEvent, useMemo } from 'react';
+import { useLocation, useRouter } from 'wouter';
+import { clientFor } from '../api.ts';
 import { withoutInlineStyles } from './NodeInlineStyles.ts';
+import { type Resolution, resolver, targetsToRead, wikilinkExtension } from './NodeWikilinks.ts';
 
 /**
  * The origins the page's CSP lets images come from besides its own: the operator's CONSOLE_IMAGE_ORIGINS, which
@@ -67,15 +72,42 @@ function blockedImage(doc: Document, host: string, alt: string): HTMLElement {
 
 let sanitise: ((html: string) => string) | null = null;
 
-/** The node's content as sanitised HTML; [[slug]] reads as a link name. */
-export function renderNodeMarkdown(text: string): string {
+/** What the wikilink renderer asks while a text is rendered (rendering is synchronous: set, render, done). */
+let rendering: { resolve: (key: string) => Resolution; nodeHref: (id: string) => string } = { resolve: () => ({ state: 'unsaved' }), nodeHref: (id) => id };
+// Its own instance: the extension stays off the shared one that the playbook preview (PlaybookMarkdown.tsx) uses.
+const nodeMarked = new Marked({ extensions: [wikilinkExtension(() => rendering)] });
+
+/**
+ * The node's content as sanitised HTML: a [[wikilink]] is a link to the node it resolves to, with its label as
+ * text, and an unresolved one says so.
+ */
+export function renderNodeMarkdown(text: string, resolve: (key: string) => Resolution, nodeHref: (id: string) => string): string {
   sanitise ??= makeSanitiser(allowedImageOrigins());
-  const linked = text.replace(/\[\[([^\]\n|]+)(\|[^\]\n]*)?\]\]/g, (_m, slug: string) => `**⟦${slug.trim()}⟧**`);
-  return sanitise(withoutInlineStyles(marked.parse(linked, { async: false }) as string));
+  rendering = { resolve, nodeHref };
+  return sanitise(withoutInlineStyles(nodeMarked.parse(text, { async: false }) as string));
 }
 
-export function NodePreview({ text }: { text: string }) {
-  const html = useMemo(() => renderNodeMarkdown(text), [text]);
+/** The targets read so far (a function of its own, so that TanStack Query keeps the same list while nothing changes). */
+const loaded = (results: { data?: NodeDetail }[]) => results.flatMap((r) => (r.data ? [r.data] : []));
+
+export function NodePreview({ ws, text, node }: { ws: string; text: string; node?: NodeDetail }) {
+  const base = useRouter().base;
+  const [, navigate] = useLocation();
+  // The targets named by an alias or a path are read for their names (the same queries as their own pages).
+  const toRead = useMemo(() => targetsToRead(node, text), [node, text]);
+  const targets = useQueries({
+    queries: toRead.map((id) => ({ queryKey: ['node', ws, id], queryFn: () => clientFor(ws).nodes.get(id) })),
+    combine: loaded,
+  });
+  const resolve = useMemo(() => resolver(node, targets), [node, targets]);
+  const html = useMemo(() => renderNodeMarkdown(text, resolve, (id) => `${base}/nodes/${encodeURIComponent(id)}`), [text, resolve, base]);
+  // A wikilink opens its node in the console, as any link of the page does.
+  const follow = (e: MouseEvent<HTMLDivElement>) => {
+    const link = (e.target as Element).closest<HTMLAnchorElement>('a[data-node-id]');
+    if (!link || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate(`/nodes/${encodeURIComponent(link.dataset.nodeId!)}`);
+  };
   // Focusable so its sideways scroll (a wide table) can be reached with the keyboard.
-  return <div className="preview node-preview" aria-label="Preview" role="region" tabIndex={0} dangerouslySetInnerHTML={{ __html: html }} />;
+  return <div className="preview node-preview" aria-label="Preview" role="region" tabIndex={0} onClick={follow} dangerouslySetInnerHTML={{ __html: html }} />;
 }

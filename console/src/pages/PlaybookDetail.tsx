@@ -69,6 +69,7 @@ export function PlaybookDetail() {
             label="Archive playbook"
             question={<>Archive {p.title}? It leaves every list and cannot be changed or retrieved in bundles until it is restored; its versions and slug are kept.</>}
             confirmLabel="Archive playbook"
+            danger
             pending={archive.isPending}
             onConfirm={() => { setMessage(null); archive.mutate(false); }}
           />

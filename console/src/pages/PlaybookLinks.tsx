@@ -26,6 +26,7 @@ function LinkedRow({ ws, playbookId, link, onRemoved }: { ws: string; playbookId
         ariaLabel={`Remove ${name}`}
         question={`Remove ${name}? Agents stop getting it in this playbook’s bundle.`}
         confirmLabel="Remove link"
+        danger
         className="secondary small-button"
         pending={remove.isPending}
         onConfirm={() => remove.mutate()}

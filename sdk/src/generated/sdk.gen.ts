@@ -420,7 +420,7 @@ export const listContextNodes = <ThrowOnError extends boolean = false>(options: 
 /**
  * Create a context node
  *
- * Defaults: nodeType reference, importance 50, readFirst and edgeCaseOnly false. A slug taken by another node is 409 slug_taken; without a slug one is made from the title (-2, -3, … when taken). Wikilinks in content become links at once, and wikilinks of other nodes waiting for this slug resolve to it.
+ * Defaults: nodeType reference, importance 50, readFirst and edgeCaseOnly false. A slug taken by another node is 409 slug_taken, a sourcePath another live node has (ignoring case and Unicode form) 409 conflict; without a slug one is made from the title (-2, -3, … when taken). Wikilinks in content become links at once, and wikilinks of other nodes waiting for this slug resolve to it.
  */
 export const createContextNode = <ThrowOnError extends boolean = false>(options: Options<CreateContextNodeData, ThrowOnError>) => (options.client ?? client).post<CreateContextNodeResponses, CreateContextNodeErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -485,7 +485,7 @@ export const updateContextNode = <ThrowOnError extends boolean = false>(options:
 /**
  * Restore an archived context node
  *
- * Makes the node live again (archivedAt null). Restoring a live node changes nothing.
+ * Makes the node live again (archivedAt null). Restoring a live node changes nothing. 409 conflict when another live node has its sourcePath meanwhile.
  */
 export const restoreContextNode = <ThrowOnError extends boolean = false>(options: Options<RestoreContextNodeData, ThrowOnError>) => (options.client ?? client).post<RestoreContextNodeResponses, RestoreContextNodeErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -436,7 +436,7 @@ export type Pagination = {
 export type Plan = 'free' | 'team' | 'enterprise';
 
 /**
- * Any JSON object, nested at most 64 levels deep; typically has an instructions entry
+ * The version’s content: any JSON object, nested at most 64 levels deep, such as {"instructions": "1. Keep every receipt. 2. File the claim within 30 days."}. Its instructions entry (markdown) is the playbook’s text: what the console edits, and what MCP resources and prompts give agents (a content without one is given to them as JSON). Other entries are kept and returned as sent.
  */
 export type PlaybookContent = {
     [key: string]: unknown;
@@ -3966,7 +3966,7 @@ export type GetBundleData = {
     };
     query: {
         /**
-         * The playbook
+         * The playbook: its id (pb_…) or its slug
          */
         playbookId: string;
         /**
@@ -4094,7 +4094,7 @@ export type GetManifestData = {
     };
     query: {
         /**
-         * The playbook
+         * The playbook: its id (pb_…) or its slug
          */
         playbookId: string;
         /**
@@ -7749,7 +7749,7 @@ export type McpProtectedResourceResponses = {
      */
     200: {
         /**
-         * The MCP endpoint this document describes, as the request named the service
+         * The MCP endpoint this document describes, under PUBLIC_URL (or, when it is not set, the loopback name the request used)
          */
         resource: string;
         resource_name: string;
