@@ -28,6 +28,9 @@ Results: bench/results/<stamp>.json and .md. How to read them: bench/RESULTS.md.
                       env BENCH_REAL_VAULTS (folders separated by :). Own fresh store under <data-dir>/import
   --write-stalls      instead: the longest event-loop delay of the API while the worst case of each input bound,
                       and the largest body of each bulk route, is written. Own fresh store under <data-dir>/stalls
+  --crowded-name      instead: single writes (a namesake created, renamed, its aliases cleared; a linking node's
+                      content changed) beside 5,000 nodes of one title and 5,000 nodes linking to it, against the
+                      same writes in a workspace of names of their own. Own fresh store under <data-dir>/crowded-name
   --reports           instead: every saved report through the API on the largest size's workspace, p95 and the
                       indexes each plan uses
   --shell             instead: the start-up of the analysts' Cypher shell, installed from the API's /downloads/
@@ -70,7 +73,7 @@ export function parseOptions(argv = process.argv.slice(2)) {
       sizes: { type: 'string', default: '1000,10000,100000' }, clients: { type: 'string', default: '1,16,64' }, scenarios: { type: 'string' },
       duration: { type: 'string' }, warmup: { type: 'string' }, quick: { type: 'boolean', default: false }, rounds: { type: 'string', default: '2' },
       writes: { type: 'boolean', default: false }, import: { type: 'boolean', default: false }, 'import-files': { type: 'string', default: '10000' },
-      reports: { type: 'boolean', default: false }, shell: { type: 'boolean', default: false }, replicas: { type: 'boolean', default: false }, 'write-stalls': { type: 'boolean', default: false },
+      reports: { type: 'boolean', default: false }, shell: { type: 'boolean', default: false }, replicas: { type: 'boolean', default: false }, 'write-stalls': { type: 'boolean', default: false }, 'crowded-name': { type: 'boolean', default: false },
       quality: { type: 'boolean', default: false }, 'retrieval-latency': { type: 'boolean', default: false }, 'retrieval-requests': { type: 'string', default: '200' }, 'retrieval-writes': { type: 'string', default: '300' }, 'quality-sets': { type: 'string', default: QUALITY_SETS.join(',') }, 'quality-limit': { type: 'string', default: '100' }, 'quality-reuse': { type: 'boolean', default: false }, 'api-dir': { type: 'string', default: projectRoot }, 'no-build': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false }, 'data-dir': { type: 'string', default: path.join(projectRoot, 'bench', '.data') },
       'port-from': { type: 'string', default: '17900' }, 'neo4j-heap': { type: 'string', default: '2g' }, 'page-cache-mb': { type: 'string', default: '1024' },
@@ -93,7 +96,7 @@ export function parseOptions(argv = process.argv.slice(2)) {
   const unknownSets = qualitySets.filter((s) => !(QUALITY_SETS as readonly string[]).includes(s));
   if (unknownSets.length) throw new Error(`--quality-sets: unknown ${unknownSets.join(', ')}; the sets: ${QUALITY_SETS.join(', ')}`);
   const started = new Date();
-  const mode = v.writes ? 'writes' : v.import ? 'import' : v.reports ? 'reports' : v.shell ? 'shell' : v.replicas ? 'replicas' : v['write-stalls'] ? 'write-stalls' : v.quality ? 'quality' : v['retrieval-latency'] ? 'retrieval-latency' : undefined;
+  const mode = v.writes ? 'writes' : v.import ? 'import' : v.reports ? 'reports' : v.shell ? 'shell' : v.replicas ? 'replicas' : v['write-stalls'] ? 'write-stalls' : v['crowded-name'] ? 'crowded-name' : v.quality ? 'quality' : v['retrieval-latency'] ? 'retrieval-latency' : undefined;
   const stamp = started.toISOString().replace(/[:.]/g, '-') + (mode ? `-${mode}` : '');
   return {
     started, stamp,

@@ -30,6 +30,7 @@ import { runReports } from './reports.js';
 import { runShell } from './shell.js';
 import { runStalls } from './stalls.js';
 import { runWrites } from './writes.js';
+import { runCrowdedName } from './crowded-name.js';
 
 /** The parameters the service gives rank-bundle for the bundle every scenario asks, with the owner's user key. */
 const rankParams = (ws: GeneratedWorkspace): Parameters<RetrievalRepository['rank']>[0][] =>
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
     console.log(`bench${o.mode ? ` --${o.mode}` : `: sizes ${o.sizes.join(',')}; clients ${o.clients.join(',')}; ${timing}`}${o.mode === 'writes' ? `: ${timing}` : ''}`);
     console.log(`machine: ${m.cpus}, ${m.memoryGiB} GiB, node ${m.node}, ${m.java}, ${m.redis}; load average ${m.loadAverage}`);
     console.log(`API under test: ${checkout.dir} at ${checkout.revision}; logs in ${o.logDir}`);
-    const run = o.mode === 'writes' ? runWrites : o.mode === 'import' ? runImport : o.mode === 'reports' ? runReports : o.mode === 'shell' ? runShell : o.mode === 'replicas' ? runReplicas : o.mode === 'write-stalls' ? runStalls : o.mode === 'quality' ? runQuality : o.mode === 'retrieval-latency' ? runQueryLatency : defaultRun;
+    const run = o.mode === 'writes' ? runWrites : o.mode === 'import' ? runImport : o.mode === 'reports' ? runReports : o.mode === 'shell' ? runShell : o.mode === 'replicas' ? runReplicas : o.mode === 'write-stalls' ? runStalls : o.mode === 'crowded-name' ? runCrowdedName : o.mode === 'quality' ? runQuality : o.mode === 'retrieval-latency' ? runQueryLatency : defaultRun;
     const { md, json } = (await run(o, stack, checkout)) as { md: string[]; json: object };
     const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
     const head = [`API under test: ${checkout.isHarness ? 'this checkout' : `\`${checkout.dir}\``} at ${checkout.revision}.`, `Command: \`${command}\`, started ${o.started.toISOString()}.`, `Machine: ${m.cpus}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.java}, ${m.redis}; load average ${m.loadAverage} at the start, ${machine().loadAverage} at the end.`];

@@ -18,7 +18,8 @@
 --   'seed-count' (not counted: the caller loads that value from Neo4j, sets it, and asks again).
 -- A call that counted keeps its requests' replies in its record for ARGV[3] seconds. ioredis sends a call again
 -- when the connection carrying it closed before its answer came (a failover); if the first one ran and reached the
--- replica that took over, the record is there and the call is answered from it, counting nothing more.
+-- replica that took over, the record is there and the call is answered from it, counting nothing more. A caller
+-- whose call timed out cancels it (redis/cancel-gate-call.lua), before or after Redis runs it.
 local function getOrCreate(key, fresh)
   local value = redis.call('GET', key)
   if not value then
@@ -33,6 +34,8 @@ local generation = getOrCreate(KEYS[2], ARGV[2] .. ':generation')
 local replies = {epoch, generation, redis.call('LRANGE', KEYS[6], 0, -1)}
 
 local recorded = redis.call('GET', KEYS[7])
+-- The caller gave up on this call and took it back (redis/cancel-gate-call.lua): it reads no reply, counts nothing.
+if recorded == 'cancelled' then return replies end
 if recorded then
   for _, reply in ipairs(cjson.decode(recorded)) do replies[#replies + 1] = reply end
   return replies

@@ -34,7 +34,7 @@ export class RequestGate {
   constructor(deps: GateDeps) {
     const repo = new GateRepository(deps.graph);
     const cache = new AccessCache();
-    this.roundTrip = new GateRoundTrip(deps.redis);
+    this.roundTrip = new GateRoundTrip(deps.redis, deps.logger);
     this.quota = new QuotaMeter(deps, repo);
     this.signals = new ChangeSignals(deps, repo, cache);
     this.admitter = new Admitter(deps, this.roundTrip, repo, cache, this.quota, this.signals);

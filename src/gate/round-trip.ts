@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import DataLoader from 'dataloader';
 import type { ChainableCommander } from 'ioredis';
+import type { Logger } from 'pino';
 import { projectRoot } from '../infra/project-root.js';
 import { pipelineEach, type RedisClient } from '../infra/redis.js';
 import { redisKeys } from './redis-keys.js';
@@ -47,7 +48,12 @@ const rateTtlSeconds = 120;
 /** At most this many requests share one round trip (bounds the time Redis spends on one batch). */
 const maxRequestsPerRoundTrip = 256;
 
+/** How long a cancelled call's record keeps the call from counting, and how long its cancel is sent again. */
+const cancelledTtlSeconds = 3600;
+const cancelRetryMs = { first: 500, most: 10_000 };
+
 const script = readFileSync(path.join(projectRoot, 'redis', 'request-gate.lua'), 'utf8');
+const cancelScript = readFileSync(path.join(projectRoot, 'redis', 'cancel-gate-call.lua'), 'utf8');
 
 /** One request's part of the reply: revoked (1 or 0), state, used, limit. */
 type RequestReply = [number, QuotaState, number, number];
@@ -56,6 +62,8 @@ type Reply = [string, string, string[], ...RequestReply[]];
 type RateCounter = { at: number; requests: number };
 /** redis/request-gate.lua, defined as a command on the connection (and so on its pipelines). */
 type GateCommand = { requestGate(...args: (string | number)[]): Promise<Reply> & ChainableCommander };
+/** redis/cancel-gate-call.lua. */
+type CancelCommand = { cancelGateCall(...args: (string | number)[]): Promise<number> };
 
 /**
  * Sends the gate queries of one event-loop turn in ONE round trip: one script call per workspace
@@ -69,8 +77,15 @@ export class GateRoundTrip {
   count = 0;
   private readonly loader: DataLoader<GateQuery, GateReading>;
 
-  constructor(private readonly redis: RedisClient) {
+  /** Cancels of timed-out calls still being sent (tests wait for them). */
+  readonly cancelling = new Set<Promise<void>>();
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly logger: Pick<Logger, 'warn'>,
+  ) {
     redis.defineCommand('requestGate', { lua: script });
+    redis.defineCommand('cancelGateCall', { numberOfKeys: 3, lua: cancelScript });
     this.loader = new DataLoader((queries) => this.send(queries), {
       cache: false,
       maxBatchSize: maxRequestsPerRoundTrip,
@@ -122,13 +137,13 @@ export class GateRoundTrip {
     let results: [Error | null, unknown][];
     if (scripts.length === 1 && rateKeys.size === 0) {
       // The usual turn (one workspace, no rate limit) needs no pipeline around its one command.
-      results = [[null, await (this.redis as RedisClient & GateCommand).requestGate(...scripts[0].args)]];
+      results = [await (this.redis as RedisClient & GateCommand).requestGate(...scripts[0].args).then((reply) => [null, reply] as [null, Reply], (err: Error) => [err, null] as [Error, null])];
     } else {
       // On a Redis Cluster the commands go to their own nodes, each node's share in one pipeline, all at once.
       results = await pipelineEach(this.redis, [
         ...scripts.map(({ key, args }) => ({ key, add: (p: ChainableCommander) => (p as ChainableCommander & GateCommand).requestGate(...args) })),
         ...[...rateKeys].map(([key, { requests }]) => ({ key, replies: 2, add: (p: ChainableCommander) => p.incrby(key, requests).expire(key, rateTtlSeconds) })),
-      ]);
+      ]).catch((err: Error) => [...scripts, ...rateKeys.keys(), ...rateKeys.keys()].map(() => [err, null] as [Error, null]));
     }
 
     // The replies are read in place: each request's reading is the one object made for it.
@@ -139,6 +154,8 @@ export class GateRoundTrip {
       const [err, reply] = results[at++] as [Error | null, Reply];
       if (err) {
         for (const { i } of group) readings[i] = err;
+        // Its requests are answered 503, but Redis may still run the call (a stalled server resumes): take it back.
+        if (group.some(({ query }) => query.metered)) this.cancel(group[0].query, fresh);
         continue;
       }
       const [epoch, generation, bookmarks] = reply;
@@ -159,5 +176,28 @@ export class GateRoundTrip {
       }
     }
     return readings;
+  }
+
+  /**
+   * Takes back what the call `callId` of the workspace counted, or will count when Redis runs it
+   * (redis/cancel-gate-call.lua), sending the cancel again until Redis answers it: taking back twice is harmless.
+   */
+  private cancel({ workspaceId, period, day }: GateQuery, callId: string): void {
+    const args = [redisKeys.quota(workspaceId, period), redisKeys.quotaDay(workspaceId, day), redisKeys.gateCall(workspaceId, callId), cancelledTtlSeconds];
+    const giveUpAt = Date.now() + (cancelledTtlSeconds * 1000) / 2;
+    const attempt = async (delay: number): Promise<void> => {
+      try {
+        await (this.redis as RedisClient & CancelCommand).cancelGateCall(...args);
+      } catch (err) {
+        if (Date.now() > giveUpAt) {
+          this.logger.warn({ err, workspaceId }, 'could not cancel a gate call that timed out: its retrievals may stay counted');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+        return attempt(Math.min(delay * 2, cancelRetryMs.most));
+      }
+    };
+    const sending = attempt(cancelRetryMs.first).finally(() => this.cancelling.delete(sending));
+    this.cancelling.add(sending);
   }
 }

@@ -199,7 +199,7 @@ describe('the gate’s script sent again', () => {
     const redis = env.service.services.redis.duplicate();
     try {
       await redis.connect();
-      const roundTrip = new GateRoundTrip(redis);
+      const roundTrip = new GateRoundTrip(redis, env.service.services.logger);
       // What the round trip sends, kept so that it can be sent again as ioredis does after a failover.
       const sent: unknown[][] = [];
       const command = redis as unknown as { requestGate(...args: unknown[]): Promise<unknown> };

@@ -12,7 +12,7 @@ import { createAgent } from '../support/agents.js';
 import { apiWith, dropRedis, env, startExtraService } from '../support/harness.js';
 import { createNode, linkPlaybook, listNodes } from '../support/nodes.js';
 import { createPlaybook } from '../support/playbooks.js';
-import { untilReady } from '../support/waits.js';
+import { until, untilReady } from '../support/waits.js';
 
 /**
  * Two API processes sharing a Redis of their own, which the tests stop and start again on the same port and
@@ -91,6 +91,29 @@ describe('partial failure', function () {
     await restartRedis();
     const usage = await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl: b.url });
     expect(usage.body.used).to.equal(8);
+  });
+
+  it('a retrieval answered 503 while Redis is stalled is not counted when Redis goes on', async () => {
+    const w = await createWorkspace();
+    const pb = await createPlaybook(w, w.owner.key);
+    const bundle = () => request('GET', w.path(`/context/bundle?playbookId=${pb.id}`), { token: w.owner.key, baseUrl: a.url });
+    const used = async () => (await request('GET', w.path('/usage'), { token: w.owner.key, baseUrl: b.url })).body.used;
+    expect((await bundle()).status).to.equal(200);
+    // A stopped server keeps its connections open: the gate's calls wait in them and run when it goes on, long
+    // after their requests were answered 503 (each gave up after the command timeout).
+    process.kill(redis.pid, 'SIGSTOP');
+    let stalled: { status: number }[];
+    try {
+      stalled = await Promise.all(Array.from({ length: 6 }, () => bundle()));
+    } finally {
+      process.kill(redis.pid, 'SIGCONT');
+    }
+    expect(stalled.map((r) => r.status)).to.deep.equal(Array(6).fill(503));
+    expect((await bundle()).status).to.equal(200);
+    // Only what was served counts: the stalled calls ran, and were taken back.
+    await until('the count of what was served', used, (n) => n === 2, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await used()).to.equal(2);
   });
 
   it('with Redis down, a POST with an Idempotency-Key is refused before anything is written; one without it is not', async () => {

@@ -4,12 +4,14 @@
 // 1. Names (items with `names`): each node's names become exactly those given (src/nodes/names.ts: its slug, file
 //    name, path tails, title and aliases, each with how strongly it names the node), as (n)-[:NAMED {rank, depth,
 //    length, path}]->(:WikiName {workspaceId, key}), one WikiName per workspace and key (constraint wiki_name_key).
-//    The nodes with a wikilink to a key whose naming changed (dropped, added or ranked differently) are waiting:
-//    their wikilinks may now resolve differently.
+//    Each key whose naming changed (dropped, added or ranked differently) gets its target chosen again (step 3 says
+//    how), kept as (k)-[:RESOLVES_TO]->(target). The nodes with a wikilink to a key whose target changed are
+//    waiting: their wikilinks now resolve differently. Another node taking a crowded name, or one of its namesakes
+//    renamed, costs one look at the name's nodes, and nothing for the links to it unless its target moves.
 // 2. Wikilinks (items with `links`): each node's wikilinks become exactly those given (src/nodes/wikilinks.ts, one
 //    per key its content names), as (n)-[:WIKILINK_TO {text, sections}]->(:WikiName).
-// 3. Resolution (when $resolve): the items' nodes and the waiting ones get wikilink links to what their keys name
-//    now. Each key goes to the node that names it best: lowest rank (slug, then file name or path, then title, then
+// 3. Resolution (when $resolve): the items' nodes and the waiting ones get wikilink links to what their keys resolve
+//    to. Each key goes to the node that names it best: lowest rank (slug, then file name or path, then title, then
 //    alias), then fewest folders, shortest path, path in code-point order, id. A key that names the source itself,
 //    or no node, gives no link: an unresolved wikilink waits for a node to take that name. Each target gets one
 //    REFERENCES link of origin 'wikilink' carrying the sections its wikilinks name (null for none); one no longer
@@ -52,7 +54,20 @@ CALL () {
   }
   UNWIND dropped + changed AS key
   WITH DISTINCT key
-  MATCH (:WikiName {workspaceId: $workspaceId, key: key})<-[:WIKILINK_TO]-(s:ContextNode)
+  MATCH (k:WikiName {workspaceId: $workspaceId, key: key})
+  CALL (k) {
+    OPTIONAL MATCH (t:ContextNode)-[n:NAMED]->(k)
+    WITH t, n ORDER BY n.rank, n.depth, n.length, n.path, t.id
+    LIMIT 1
+    RETURN t AS winner
+  }
+  OPTIONAL MATCH (k)-[was:RESOLVES_TO]->(old:ContextNode)
+  WITH k, winner, collect(was) AS was, collect(old) AS olds
+  WHERE olds <> CASE WHEN winner IS NULL THEN [] ELSE [winner] END
+  FOREACH (r IN was | DELETE r)
+  FOREACH (t IN CASE WHEN winner IS NULL THEN [] ELSE [winner] END | CREATE (k)-[:RESOLVES_TO]->(t))
+  WITH k
+  MATCH (k)<-[:WIKILINK_TO]-(s:ContextNode)
   WHERE NOT s.id IN [item IN $items | item.nodeId]
   RETURN collect(DISTINCT s.id) AS waiting
 }
@@ -82,13 +97,7 @@ SET s._LOCK_ = true
 REMOVE s._LOCK_
 WITH s
 CALL (s) {
-  OPTIONAL MATCH (s)-[w:WIKILINK_TO]->(k:WikiName)
-  CALL (k) {
-    OPTIONAL MATCH (t:ContextNode)-[n:NAMED]->(k)
-    WITH t, n ORDER BY n.rank, n.depth, n.length, n.path, t.id
-    LIMIT 1
-    RETURN t
-  }
+  OPTIONAL MATCH (s)-[w:WIKILINK_TO]->(:WikiName)-[:RESOLVES_TO]->(t:ContextNode)
   WITH s, t, w
   WHERE t IS NOT NULL AND t <> s
   WITH t, collect(w.sections) AS lists
