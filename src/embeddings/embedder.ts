@@ -24,7 +24,7 @@ export interface EmbedderDeps {
 }
 
 /** One process embeds at a time, holding this lease; it lapses when that process dies, and another takes over. */
-const leaseKey = 'embeddings:lease';
+export const leaseKey = 'embeddings:lease';
 const leaseMs = 60_000;
 /** Nodes read from the queue at a time: of a workspace just written to, and of the backlog (kept short, so that a write waits little). */
 const nodesPerRound = 32;

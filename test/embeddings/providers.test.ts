@@ -4,6 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import { PlaybooksClient, type QueryContextResponse } from '@playbooks/client';
 import { type Chunk, chunksOf, maxChars, maxChunks } from '../../src/embeddings/chunks.js';
+import { leaseKey } from '../../src/embeddings/embedder.js';
 import { OpenAiCompatibleProvider, embeddedModel } from '../../src/embeddings/provider.js';
 import { freePort } from '../../src/infra/local-deps.js';
 import type { RunningService } from '../../src/runtime.js';
@@ -184,7 +185,8 @@ describe('embedding providers', function () {
         expect(hybrid.status, hybrid.text).to.equal(200);
         expect(hybrid.body.query).to.deep.equal({ mode: 'words', depth: 0, model: null, degraded: true });
         expect(titles(hybrid)[0]).to.equal('Returns');
-        const waiting = await until('the embedder’s first attempt', () => embeddingStatus(down.url, w), (s) => s.state === 'provider-unavailable', 20_000);
+        // Within a minute and more: a process another test killed holds the embedding lease until it lapses.
+        const waiting = await until('the embedder’s first attempt', () => embeddingStatus(down.url, w), (s) => s.state === 'provider-unavailable', 90_000);
         expect(waiting).to.include({ model: 'x', dimension: 384, total: 2, embedded: 0, pending: 2 });
         expect(waiting.error).to.match(/cannot be reached/);
         const meaning = await call('POST', '/context/query', { q: refundQuestion, mode: 'meaning' });
@@ -283,6 +285,8 @@ describe('embedding providers', function () {
       } finally {
         await first.kill();
       }
+      // Its lease would lapse within a minute; taken away now, as it lapses, so the test does not wait for it.
+      await env.service.services.redis.del(leaseKey);
       const storedBefore = await storedRows<{ id: string; chunk: string }>(
         `MATCH (n:ContextNode {workspaceId: $ws})-[:HAS_CHUNK]->(c:Chunk) WHERE n.embeddedVersion = n.updatedAt RETURN n.id AS id, elementId(c) AS chunk`,
         { ws: w.workspaceId },
@@ -294,8 +298,7 @@ describe('embedding providers', function () {
       const second = await startApiProcess(processEnv);
       try {
         expect(await embeddingStatus(second.url, w)).to.include({ total: 40, embedded: embeddedBefore, pending: 40 - embeddedBefore });
-        // The killed process's lease lapses (within a minute), then this one takes over; a write puts this
-        // workspace ahead of the backlog of older nodes that other tests left unembedded.
+        // A write puts this workspace ahead of the backlog of older nodes that other tests left unembedded.
         await created(await on(second.url, w)('POST', '/context-nodes', { title: 'Written after the kill', description: 'x' }));
         const counts: number[] = [];
         const done = await untilEmbedded(second.url, w, { seen: (s) => counts.push(s.embedded) });
