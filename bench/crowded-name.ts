@@ -20,8 +20,8 @@ import type { Stack } from './stack.js';
 
 const CROWD = 5_000;
 const ROUNDS = 5;
-/** Within this factor of the ordinary workspace's write, a crowded-name write is taken to cost what it changes. */
-export const TARGET_OF_ORDINARY = 2;
+/** Issue 58's bound on each single write beside the crowd (its slowest of the rounds); before, a POST took 158.8 s. */
+export const TARGET_MS = 1_000;
 const KINDS = ['create a namesake', 'rename it', 'clear its aliases', "change a linking node's content"] as const;
 type Kind = (typeof KINDS)[number];
 
@@ -71,8 +71,8 @@ export async function runCrowdedName(o: Options, stack: Stack, checkout: Checkou
   const record = (s: Space, kind: Kind, ms: number) => times.set(`${s.name}\t${kind}`, [...(times.get(`${s.name}\t${kind}`) ?? []), ms]);
   const writeRound = async (s: Space, round: number) => {
     let id = '';
-    record(s, KINDS[0], await timed(async () => { id = (await s.client.nodes.create({ title: s.title(0), slug: `zz-bench-namesake-${round}`, aliases: ['common alias'], description: 'bench' })).id; }));
-    record(s, KINDS[1], await timed(() => s.client.nodes.update(id, { title: `Renamed ${round}` })));
+    record(s, KINDS[0], await timed(async () => { id = (await s.client.nodes.create({ title: s.title(0), slug: `zz-bench-namesake-round-${round + 1}`, aliases: ['common alias'], description: 'bench' })).id; }));
+    record(s, KINDS[1], await timed(() => s.client.nodes.update(id, { title: `Renamed ${round + 1}` })));
     record(s, KINDS[2], await timed(() => s.client.nodes.update(id, { aliases: [] })));
     record(s, KINDS[3], await timed(() => s.client.nodes.update(s.linker, { content: `Round ${round}: see [[${s.title(0)}]].` })));
   };
@@ -89,11 +89,11 @@ export async function runCrowdedName(o: Options, stack: Stack, checkout: Checkou
   });
   const batches = { crowded: crowded.batchesMs, ordinary: ordinary.batchesMs };
   const out = (markdown: boolean) => [
-    ...table(['write', `beside ${CROWD} namesakes p50 / max ms`, 'ordinary p50 / max ms', 'ratio', `≤ ${TARGET_OF_ORDINARY}×`],
-      rows.map((r) => [r.kind, `${fmt(r.crowdedP50, 0)} / ${fmt(r.crowdedMax, 0)}`, `${fmt(r.ordinaryP50, 0)} / ${fmt(r.ordinaryMax, 0)}`, fmt(r.ratio, 2), r.ratio <= TARGET_OF_ORDINARY ? 'met' : 'MISSED']),
+    ...table(['write', `beside ${CROWD} namesakes p50 / max ms`, 'ordinary p50 / max ms', 'p50 ratio', `max < ${TARGET_MS} ms`],
+      rows.map((r) => [r.kind, `${fmt(r.crowdedP50, 0)} / ${fmt(r.crowdedMax, 0)}`, `${fmt(r.ordinaryP50, 0)} / ${fmt(r.ordinaryMax, 0)}`, fmt(r.ratio, 2), r.crowdedMax < TARGET_MS ? 'met' : 'MISSED']),
       markdown, 'lrrrl'),
     '', `Bulk batches of ${maxImportNodes} (s): crowded ${batches.crowded.map((ms) => fmt(ms / 1000, 1)).join(', ')}; ordinary ${batches.ordinary.map((ms) => fmt(ms / 1000, 1)).join(', ')}.`,
   ];
   console.log(['', '== single writes beside a crowded name', ...out(false)].join('\n'));
-  return { md: ['', '### Writes beside a crowded name', '', ...out(true)], json: { crowd: CROWD, rounds: ROUNDS, targetOfOrdinary: TARGET_OF_ORDINARY, writes: rows, batchesMs: batches } };
+  return { md: ['', '### Writes beside a crowded name', '', ...out(true)], json: { crowd: CROWD, rounds: ROUNDS, targetMs: TARGET_MS, writes: rows, batchesMs: batches } };
 }
