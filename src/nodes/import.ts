@@ -6,7 +6,7 @@ import { type GraphTx, Rollback } from '../infra/neo4j.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { type RelationshipType, relationshipTypeOf } from './link-types.js';
 import { type ImportStateRow, NodeRepository, sourcePathKey, toNode } from './repository.js';
-import { sourcePathTaken } from './service.js';
+import { sourcePathTaken } from './conflicts.js';
 import type { ContextNode, ImportInput, ImportNodeInput, ImportResult } from './schemas.js';
 import { namesChange } from './names.js';
 import { type NodeFields, normaliseNodeFields, withDefaults } from './node-fields.js';

@@ -14,6 +14,7 @@ import { normaliseNodeFields, normaliseTags, withDefaults } from './node-fields.
 import { type ListFilter, NodeRepository } from './repository.js';
 import type { ContextNode, CreateNodeInput, Link, ListNodesQuery, NodeDetail, NodePage, NodeStatus, SourceType, UpdateNodeInput } from './schemas.js';
 import { wordsQuery } from './search-query.js';
+import { slugTaken, sourcePathTaken } from './conflicts.js';
 import { syncWikilinks } from './wikilink-sync.js';
 import { maxWikilinkTargets, nameKey, parseWikilinks, wikilinkTarget } from './wikilinks.js';
 
@@ -278,19 +279,6 @@ export class NodeService {
     };
     return allocateSlug({ explicit, title, fallback: 'node' }, claim, slugTaken);
   }
-}
-
-/** 409 for a source path that a live node other than `selfId` already has: two live nodes never share a file. */
-export function sourcePathTaken(sourcePath: string, holder: { slug: string }): AppError {
-  return new AppError('conflict', `The live context node '${holder.slug}' of this workspace already has the source path '${sourcePath}' (compared ignoring case and Unicode form)`, {
-    errors: [{ path: '/sourcePath', message: `is the source path of the live node '${holder.slug}'`, in: 'body' }],
-  });
-}
-
-function slugTaken(slug: string): AppError {
-  return new AppError('slug_taken', `Another context node of this workspace already has the slug '${slug}'`, {
-    errors: [{ path: '/slug', message: 'is already taken', in: 'body' }],
-  });
 }
 
 /** Refuses, before anything is written, content that links to more distinct names than a node may. */

@@ -6,7 +6,7 @@ import { allocateSlug } from '../api/slug.js';
 import { idOf, newId } from '../infra/ids.js';
 import { isConstraintViolation } from '../infra/neo4j-errors.js';
 import type { ServiceDeps } from '../service-deps.js';
-import { type ListFilter, PlaybookRepository } from './repository.js';
+import { PlaybookRepository } from './repository.js';
 import type {
   CreatePlaybookInput, CreateVersionInput, ListPlaybooksQuery, PlaybookDetail, PlaybookSummary, UpdatePlaybookInput, Version,
 } from './schemas.js';

@@ -42,8 +42,14 @@ const isRunning = (pid: number) => {
   }
 };
 
-const childrenOf = (pid: number) =>
-  execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+/** The children of a process, none when it has none (ps then exits with 1). */
+const childrenOf = (pid: number) => {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+};
 
 const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
 
@@ -110,6 +116,41 @@ describe('npm start, as a supervisor runs it', function () {
     expect(started.output()).to.include('"msg":"stopped"');
     // Nothing between npm and the API: the signal npm forwards reaches it.
     expect(parent, 'the API is npm’s own child').to.equal(started.npm.pid);
+  });
+
+  it('SIGTERM while it is still starting stops the servers it has started so far', async () => {
+    const ownDir = mkdtempSync(path.join(os.tmpdir(), 'npm-start-early-'));
+    const ownPort = await freePort();
+    const early = npmStart({ PORT: String(ownPort), DATA_DIR: ownDir });
+    try {
+      // Neo4j starts first, then redis-server; the migrations of a fresh store follow, before the API listens.
+      const api = await until('the API process', () => childrenOf(early.npm.pid!)[0], 60_000);
+      const commandOf = (pid: number) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+        } catch {
+          return ''; // ended meanwhile
+        }
+      };
+      const servers = await until('redis-server beside Neo4j under the API', () => {
+        const children = childrenOf(api).filter(isRunning);
+        return children.some((pid) => commandOf(pid).startsWith('redis-server')) ? children : undefined;
+      }, 12 * 60_000);
+      expect(await readyz(ownPort), 'signalled before it is ready').not.to.equal(200);
+      process.kill(early.npm.pid!, 'SIGTERM');
+      const ended = await Promise.race([early.exited, new Promise<undefined>((r) => setTimeout(r, 60_000))]);
+      expect(ended, `npm start did not end within 60 s of SIGTERM:\n${early.output()}`).not.to.equal(undefined);
+      for (const pid of [api, ...servers]) {
+        await until(`process ${pid} to end`, () => isRunning(pid), (running) => !running, 15_000);
+      }
+    } finally {
+      try {
+        process.kill(-early.npm.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      rmSync(ownDir, { recursive: true, force: true });
+    }
   });
 
   it('a second start of the unchanged checkout does not build again', async () => {
