@@ -7,13 +7,11 @@
  * None of them changes what the name resolves to, so none should move a link: a write costs what it changes
  * (docs/graph-model.md, "Wikilinks"). The bulk batches that build each workspace are timed too.
  */
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { PlaybooksClient } from '@playbooks/client';
-import { adminCreateUser, adminCreateUserKey, adminCreateWorkspace, createClient } from '@playbooks/client/api';
+import { adminCreateWorkspace } from '@playbooks/client/api';
 import { maxImportNodes } from '../src/nodes/schemas.js';
 import type { Checkout } from './checkout.js';
+import { freshApi } from './fresh-api.js';
 import { fmt, table } from './report.js';
 import type { Options } from './options.js';
 import type { Stack } from './stack.js';
@@ -36,14 +34,7 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function runCrowdedName(o: Options, stack: Stack, checkout: Checkout) {
-  const dataDir = path.join(o.dataDir, 'crowded-name');
-  rmSync(dataDir, { recursive: true, force: true });
-  await stack.startStores({ dataDir, heap: o.neo4jHeap, pageCacheMb: 512 });
-  const adminToken = randomBytes(24).toString('hex');
-  const api = await stack.startApi('api', { checkout, adminToken, dataDir, cpuProfDir: o.cpuProfDir });
-  const admin = createClient({ baseUrl: api.url, auth: () => adminToken });
-  const { data: user } = await adminCreateUser({ client: admin, body: { email: `crowded-${o.stamp}@bench.example`, name: 'Crowded' }, throwOnError: true });
-  const { data: { key } } = await adminCreateUserKey({ client: admin, path: { userId: user.id }, body: { label: 'bench crowded name' }, throwOnError: true });
+  const { api, admin, user, key } = await freshApi(o, stack, checkout, 'crowded-name');
 
   const space = async (name: string, title: (i: number) => string): Promise<Space> => {
     const { data: { id } } = await adminCreateWorkspace({ client: admin, body: { name, ownerUserId: user.id, plan: 'enterprise' }, throwOnError: true });

@@ -10,16 +10,16 @@
  * the (note, note) pairs its wikilinks name, counted from the files as Obsidian reads them
  * (test/support/obsidian-links.ts, the real-vaults test's count), are links of the graph.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PlaybooksClient } from '@playbooks/client';
-import { adminCreateUser, adminCreateUserKey, adminCreateWorkspace, createClient } from '@playbooks/client/api';
+import { adminCreateWorkspace } from '@playbooks/client/api';
 import { projectRoot } from '../src/infra/project-root.js';
 import { importFolder } from '../src/shell/import-folder.js';
 import { scanVault } from '../src/shell/vault.js';
 import { countVaultLinks } from '../test/support/obsidian-links.js';
 import type { Checkout } from './checkout.js';
+import { freshApi } from './fresh-api.js';
 import { fmt, mb, table } from './report.js';
 import type { Options } from './options.js';
 import type { Stack } from './stack.js';
@@ -44,14 +44,7 @@ function writeVault(dir: string, files: number): void {
 }
 
 export async function runImport(o: Options, stack: Stack, checkout: Checkout) {
-  const dataDir = path.join(o.dataDir, 'import');
-  rmSync(dataDir, { recursive: true, force: true });
-  await stack.startStores({ dataDir, heap: o.neo4jHeap, pageCacheMb: 512 });
-  const adminToken = randomBytes(24).toString('hex');
-  const api = await stack.startApi('api', { checkout, adminToken, dataDir, cpuProfDir: o.cpuProfDir });
-  const admin = createClient({ baseUrl: api.url, auth: () => adminToken });
-  const { data: user } = await adminCreateUser({ client: admin, body: { email: `import-${o.stamp}@bench.example`, name: 'Import' }, throwOnError: true });
-  const { data: { key } } = await adminCreateUserKey({ client: admin, path: { userId: user.id }, body: { label: 'bench import' }, throwOnError: true });
+  const { dataDir, api, admin, user, key } = await freshApi(o, stack, checkout, 'import');
   const vault = path.join(dataDir, 'vault');
   writeVault(vault, o.importFiles);
   // The folder import reaches the service the way the CLI does: at API_URL.

@@ -10,17 +10,16 @@
  * of tens of MiB would hold up polls made from here), keeps the longest round trip another client saw.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { PlaybooksClient } from '@playbooks/client';
-import { adminCreateUser, adminCreateUserKey, adminCreateWorkspace, createClient } from '@playbooks/client/api';
+import { adminCreateWorkspace } from '@playbooks/client/api';
 import { maxBodyBytes, maxJsonDepth } from '../src/http/json-body.js';
 import { projectRoot } from '../src/infra/project-root.js';
 import { CreateBody, maxImportNodes } from '../src/nodes/schemas.js';
 import { maxWikilinkTargets } from '../src/nodes/wikilinks.js';
 import type { Checkout } from './checkout.js';
+import { freshApi } from './fresh-api.js';
 import { fmt, table } from './report.js';
 import type { Options } from './options.js';
 import type { Stack } from './stack.js';
@@ -46,14 +45,7 @@ function deep(): object {
 const widest = () => Object.fromEntries(Array.from({ length: Math.floor((maxBodyBytes - 200) / 12) }, (_, i) => [`f${String(i).padStart(6, '0')}`, 1]));
 
 export async function runStalls(o: Options, stack: Stack, checkout: Checkout) {
-  const dataDir = path.join(o.dataDir, 'stalls');
-  rmSync(dataDir, { recursive: true, force: true });
-  await stack.startStores({ dataDir, heap: o.neo4jHeap, pageCacheMb: 256 });
-  const adminToken = randomBytes(24).toString('hex');
-  const api = await stack.startApi('api', { checkout, adminToken, dataDir, cpuProfDir: o.cpuProfDir });
-  const admin = createClient({ baseUrl: api.url, auth: () => adminToken });
-  const { data: user } = await adminCreateUser({ client: admin, body: { email: `stalls-${o.stamp}@bench.example`, name: 'Stalls' }, throwOnError: true });
-  const { data: { key } } = await adminCreateUserKey({ client: admin, path: { userId: user.id }, body: { label: 'bench stalls' }, throwOnError: true });
+  const { adminToken, api, admin, user, key } = await freshApi(o, stack, checkout, 'stalls', 256);
   const workspace = async () => (await adminCreateWorkspace({ client: admin, body: { name: 'Stalls', ownerUserId: user.id, plan: 'enterprise' }, throwOnError: true })).data.id;
   const client = (workspaceId: string, apiKey = key) => new PlaybooksClient({ baseUrl: api.url, apiKey, workspaceId, retry: false, timeoutMs: 10 * 60_000 });
   const ws = await workspace();
