@@ -77,9 +77,6 @@ export class GateRoundTrip {
   count = 0;
   private readonly loader: DataLoader<GateQuery, GateReading>;
 
-  /** Cancels of timed-out calls still being sent (tests wait for them). */
-  readonly cancelling = new Set<Promise<void>>();
-
   constructor(
     private readonly redis: RedisClient,
     private readonly logger: Pick<Logger, 'warn'>,
@@ -197,7 +194,6 @@ export class GateRoundTrip {
         return attempt(Math.min(delay * 2, cancelRetryMs.most));
       }
     };
-    const sending = attempt(cancelRetryMs.first).finally(() => this.cancelling.delete(sending));
-    this.cancelling.add(sending);
+    void attempt(cancelRetryMs.first);
   }
 }
