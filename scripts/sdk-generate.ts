@@ -80,7 +80,7 @@ function enumsModule(document: Document): string {
 /**
  * Every operation as its generated call with the facade's retry and revalidation policy, from what the document
  * says of it: x-idempotent (every operation must say), x-conditional and x-metered. One export per operation, so
- * that a bundle keeps only the ones it calls; the saved reports of the analysts also by name, for a call by name.
+ * that a bundle keeps only the ones it calls; the saved reports (the analysts' and a workspace's) also by name, for a call by name.
  */
 function operationsModule(document: Document): string {
   const lines = [
@@ -90,6 +90,7 @@ function operationsModule(document: Document): string {
     '',
   ];
   const reports: string[] = [];
+  const workspaceReports: string[] = [];
   for (const [route, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const id = operation.operationId;
@@ -103,9 +104,12 @@ function operationsModule(document: Document): string {
       lines.push(`export const ${id} = { call: sdk.${id}, policy: { ${policy.join(', ')} } } as const;`);
       const report = /^\/api\/v1\/admin\/reports\/([a-z0-9-]+)$/.exec(route);
       if (report) reports.push(`  ${JSON.stringify(report[1])}: ${id},`);
+      const workspaceReport = /^\/api\/v1\/workspaces\/\{workspaceId\}\/reports\/([a-z0-9-]+)$/.exec(route);
+      if (workspaceReport) workspaceReports.push(`  ${JSON.stringify(workspaceReport[1])}: ${id},`);
     }
   }
   lines.push('', '/** The analysts\' saved reports by name. */', 'export const analystReports = {', ...reports, '} as const;');
+  lines.push('', '/** A workspace\'s saved reports by name (its members\' view of the same reports). */', 'export const workspaceReports = {', ...workspaceReports, '} as const;');
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type ImportWorkspaceData, type ListReportsResponse, PlaybooksError } from '@playbooks/client';
+import { type ImportWorkspaceData, PlaybooksError } from '@playbooks/client';
 import type { Plan } from './admin/schemas.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './errors.js';
@@ -144,17 +144,15 @@ async function report(args: string[]): Promise<void> {
   const format = values.format as OutputFormat;
   if (!['table', 'csv', 'json'].includes(format)) throw new AppError('invalid_request', '--format is table, csv or json');
   const client = serviceClient(key, values.workspace);
-  const base = `/api/v1/workspaces/${encodeURIComponent(values.workspace)}/reports`;
   if (name === 'list') {
-    const { data } = await client.request<ListReportsResponse>('GET', base);
-    const rows = data.reports.map((r) => [r.name, r.title, r.parameters.map((p) => p.name).join(', ')]);
-    process.stdout.write(`${format === 'json' ? JSON.stringify(data, null, 2) : table(['name', 'title', 'parameters'], rows, 80)}\n`);
+    const reports = await client.reports.list();
+    const rows = reports.map((r) => [r.name, r.title, r.parameters.map((p) => p.name).join(', ')]);
+    process.stdout.write(`${format === 'json' ? JSON.stringify({ reports }, null, 2) : table(['name', 'title', 'parameters'], rows, 80)}\n`);
     return;
   }
-  // Each report is a route of its own, with its own parameters: asked for by name rather than by a method of the SDK.
-  const query = Object.fromEntries(Object.entries(parseParams(values.param)).map(([k, v]) => [k, String(v)]));
-  const answer = await client.request('GET', `${base}/${encodeURIComponent(name)}`, { query, headers: format === 'csv' ? { accept: 'text/csv' } : {} });
-  process.stdout.write(`${render(format, answer.data)}\n`);
+  const params = Object.fromEntries(Object.entries(parseParams(values.param)).map(([k, v]) => [k, String(v)]));
+  const answer = format === 'csv' ? (await client.reports.csv(name, params)).text : await client.reports.run(name, params);
+  process.stdout.write(`${render(format, answer)}\n`);
 }
 
 /** `import DIR --workspace ID`: over HTTP with an editor's key, through the bulk import. */

@@ -13,7 +13,8 @@ import { build } from 'esbuild';
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const { values: options } = parseArgs({ options: { outDir: { type: 'string' } } });
 const outdir = path.resolve(root, options.outDir ?? 'dist');
-const budget = 40 * 1024;
+// The facade wraps every operation a client calls, the analysts' and the operator's too (about 4 KB of the 44).
+const budget = 48 * 1024;
 const entryPoints = { index: 'src/index.ts', api: 'src/api.ts' };
 const common = { absWorkingDir: root, bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', logLevel: 'warning' };
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;

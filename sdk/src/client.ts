@@ -1,5 +1,6 @@
 import { agentsPart, grantsPart, keysPart } from './facade/agents.js';
-import { analystPart } from './facade/analyst.js';
+import { adminPart } from './facade/admin.js';
+import { analystPart, reportsPart } from './facade/analyst.js';
 import { consentPart } from './facade/consent.js';
 import { annotationsPart, contextPart, feedbackPart } from './facade/context.js';
 import { graphPart, linksPart, nodesPart } from './facade/nodes.js';
@@ -68,10 +69,14 @@ export class PlaybooksClient {
   readonly grants: ReturnType<typeof grantsPart>;
   readonly audit: ReturnType<typeof auditPart>;
   readonly webhooks: ReturnType<typeof webhooksPart>;
+  /** The workspace's saved reports (any member). */
+  readonly reports: ReturnType<typeof reportsPart>;
   /** A hosted client's consent request (no workspace). */
   readonly consent: ReturnType<typeof consentPart>;
   /** Cypher, the schema and the saved reports, for a client made with the analyst (or admin) token and no workspace. */
   readonly analyst: ReturnType<typeof analystPart>;
+  /** Workspaces, users and their keys, every workspace's audit log and embeddings: a client made with ADMIN_TOKEN and no workspace. */
+  readonly admin: ReturnType<typeof adminPart>;
 
   constructor(options: PlaybooksClientOptions) {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
@@ -111,12 +116,14 @@ export class PlaybooksClient {
     this.audit = auditPart(ops);
     this.webhooks = webhooksPart(ops);
     this.consent = consentPart(ops);
+    this.reports = reportsPart(ops);
     this.analyst = analystPart(ops);
+    this.admin = adminPart(ops);
   }
 
   /**
    * Any route, answered as it came whatever its status (a problem is not thrown): for what the methods do not wrap,
-   * such as the operator's routes, an answer streamed (`stream: true`), or a request made wrong on
+   * such as an answer streamed (`stream: true`), or a request made wrong on
    * purpose. It is sent with the client's key, timeout and retries; a timeout or a lost connection is still a
    * `PlaybooksError`. `PlaybooksError.fromResponse(answer)` makes the error of a problem.
    *

@@ -1,5 +1,5 @@
 export { PlaybooksClient, type PlaybooksClientOptions } from './client.js';
-export type { AnalystReportQuery, CsvAnswer } from './facade/analyst.js';
+export type { AnalystReportQuery, CsvAnswer, ReportParams } from './facade/analyst.js';
 export { reasonText } from './reasons.js';
 export { PlaybooksError, type PlaybooksErrorInit, type ProblemField } from './errors.js';
 export type { Paged, Pagination } from './paging.js';

@@ -6,7 +6,7 @@ import type { NodeImportService } from './import.js';
 import type { NodeService } from './service.js';
 import type { EmbeddingService } from '../embeddings/service.js';
 import {
-  CreateBody, ImportBody, ImportResultSchema, LinkBody, LinkSchema, ListQuery, NodeDetailSchema, NodeLinkPath, NodePageSchema, NodePath, NodeRef, PlaybookLinkPath, PlaybookPath, UpdateBody,
+  CreateBody, ImportBody, ImportResultSchema, LinkBody, LinkSchema, ListQuery, NodeDetailSchema, NodeLinkPath, NodePageSchema, NodePath, NodeReadPath, NodeRef, PlaybookLinkPath, PlaybookPath, UpdateBody,
 } from './schemas.js';
 
 const maxTokens = Type.Optional(MaxTokensInput);
@@ -89,9 +89,9 @@ export function nodeRoutes(services: { nodes: NodeService; nodeImport: NodeImpor
     defineOperation({
       ...nodes, method: 'get', path: '/api/v1/workspaces/:workspaceId/context-nodes/:nodeId', operationId: 'getContextNode', summary: 'A context node with its links',
       cache: {},
-      access: viewers, params: NodePath,
+      access: viewers, params: NodeReadPath,
       responses: { 200: { description: 'The node with outgoingLinks, incomingLinks and unresolvedLinks', schema: NodeDetailSchema } },
-      run: ({ caller, params }) => services.nodes.get(caller, params.nodeId),
+      run: async ({ caller, params }) => services.nodes.get(caller, await services.nodes.idOf(caller, params.nodeId)),
       tool: {
         name: 'get_node',
         title: 'Get a context node',

@@ -227,3 +227,6 @@ export const NodeRef = Type.String({
   maxLength: 500,
   description: 'The context node’s id (cn_…), or a name as a [[wikilink]] in content gives it: its slug, file name, path, title or an alias',
 });
+
+/** A read names the node as a tool does (the same operation takes the same references everywhere). */
+export const NodeReadPath = Strict({ workspaceId: Id('Workspace id'), nodeId: NodeRef });

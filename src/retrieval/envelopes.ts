@@ -1,5 +1,5 @@
 import { encodeCursor } from '../api/cursor.js';
-import { type Path, budgetTooSmall, shortenToFit } from '../tokens/token-fit.js';
+import { type Path, budgetTooSmall, capStrings, shortenToFit } from '../tokens/token-fit.js';
 import { linkTypeParams } from '../nodes/link-types.js';
 import type { RankedNode, Ranking } from './repository.js';
 import type { LinkAmong, Mode } from './schemas.js';
@@ -97,14 +97,22 @@ const isNodeText = (path: Path) => path[0] === 'nodes' && path[1] === 0 && path.
 const isEnvelopeText = (path: Path) =>
   (path[0] === 'playbook' && path[1] === 'activeVersion' && path[2] === 'content') || (path[0] === 'annotations' && (path[2] === 'content' || path[2] === 'title'));
 
+/** The most of a small budget the playbook's instructions (and each annotation) take when the first node needs room beside them. */
+const envelopeTextShare = 1 / 4;
+
 /**
  * An agent's answer when not even its first node fits whole: that node with its texts cut (and marked), so that the
- * cursor moves on. When not even the node's head fits beside the playbook, the playbook alone (its instructions and
- * annotations cut when they outgrow the budget), which counts what it left out and has no cursor: only a larger
- * budget gets further. Refused only when not even that fits.
+ * cursor moves on; when the playbook's instructions leave it no room, they are cut to a quarter of the budget too.
+ * When not even the node's head fits beside the playbook, the playbook alone (its instructions and annotations cut
+ * when they outgrow the budget), which counts what it left out and has no cursor: only a larger budget gets
+ * further. Refused only when not even that fits.
  */
 export function agentWithin<A extends { nodes: object[] }>(answerOf: (kept: number) => A, count: number, budget: number, alone: A | undefined): A {
-  const first = count > 0 ? shortenToFit(answerOf(1), budget, isNodeText) : undefined;
+  const withFirst = count > 0 ? answerOf(1) : undefined;
+  const first = withFirst && (
+    shortenToFit(withFirst, budget, isNodeText)
+    ?? shortenToFit(capStrings(withFirst, Math.floor(budget * envelopeTextShare), isEnvelopeText), budget, isNodeText)
+  );
   const fitted = first?.answer ?? alone ?? shortenToFit(answerOf(0), budget, isEnvelopeText)?.answer;
   if (!fitted) throw budgetTooSmall(budget, 'query');
   return fitted;

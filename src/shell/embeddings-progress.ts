@@ -99,11 +99,11 @@ export async function embeddingsCommand(args: string[], usage: string): Promise<
     const client = serviceClient(key, values.workspace);
     read = () => client.context.embeddings();
   } else {
-    // Every workspace at once is the operator's view: the admin route, which the SDK's facade leaves to `request`.
+    // Every workspace at once is the operator's view.
     const token = process.env.ADMIN_TOKEN;
     if (!token) throw new AppError('invalid_request', 'Set ADMIN_TOKEN for every workspace, or give --workspace with API_KEY');
     const client = serviceClient(token);
-    read = async () => (await client.request<AdminEmbeddingStatusResponse>('GET', '/api/v1/admin/embeddings')).data;
+    read = () => client.admin.embeddings();
   }
   if (values.watch) {
     await watchEmbeddings({ read, out: process.stdout });

@@ -99,6 +99,21 @@ export function shortenToFit<A extends object>(answer: A, budget: number, cuttab
   return undefined;
 }
 
+/**
+ * The answer with each string that `cuttable` allows cut to at most `tokens` tokens (cutMark included): a share of a
+ * small budget for each such text, so that what is cut after it still has room.
+ */
+export function capStrings<A extends object>(answer: A, tokens: number, cuttable: (path: Path) => boolean): A {
+  const room = Math.max(0, tokens - countTokens(cutMark));
+  const cap = (value: unknown, path: Path): unknown => {
+    if (typeof value === 'string') return cuttable(path) && tokensWithin(value, tokens) === false ? textWithin(value, room) + cutMark : value;
+    if (Array.isArray(value)) return value.map((v, i) => cap(v, [...path, i]));
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cap(v, [...path, k])]));
+    return value;
+  };
+  return cap(answer, []) as A;
+}
+
 /** Where a string is in an answer: its keys and indexes from the top. */
 export type Path = (string | number)[];
 

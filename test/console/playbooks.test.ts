@@ -42,6 +42,7 @@ describe('the console’s playbook pages in Chromium', function () {
 
   it('says what to do when there is no playbook, creates one, writes a version with the editor, shows its content and approves it', async () => {
     const empty = await createWorkspace({ name: unique('Empty') });
+    const handbook = await createNode(empty, { title: 'Staff Handbook', aliases: ['handbook'] });
     await signIn(page, empty.owner.key, `/w/${empty.workspaceId}/playbooks`);
     expect(await page.getByTestId('playbooks-empty').textContent()).to.match(/^No playbooks yet\. Create one/);
     expect(await page.getByText('No playbook matches').count()).to.equal(0);
@@ -73,11 +74,16 @@ describe('the console’s playbook pages in Chromium', function () {
     await page.getByRole('link', { name: 'Write a new version' }).click();
     await page.locator('.cm-content').waitFor();
     expect(await page.locator('.cm-content').textContent()).to.equal('Greet the newcomer.');
-    const text = '# First day\n\n- **Greet** the newcomer\n- Show [[handbook]]\n';
+    const text = '# First day\n\n- **Greet** the newcomer\n- Show [[handbook|the handbook]]\n- Ask [[Nobody Here]]\n';
     await writeInEditor(page, text);
     const preview = page.getByRole('region', { name: 'Preview' });
     await preview.getByRole('heading', { name: 'First day' }).waitFor();
     expect(await preview.locator('strong').first().textContent()).to.equal('Greet');
+    // A wikilink is a link to the node its name names (here by an alias), showing its label; a name no node has says so.
+    const link = preview.getByRole('link', { name: 'the handbook' });
+    await link.waitFor();
+    expect(await link.getAttribute('data-node-id')).to.equal(handbook.id);
+    expect(await preview.locator('[data-wikilink="unresolved"]').textContent()).to.equal('Nobody Here (unresolved link)');
     await page.getByLabel('Change note').fill('A first-day checklist');
     await page.getByRole('button', { name: 'Save as a draft' }).click();
 
@@ -93,9 +99,16 @@ describe('the console’s playbook pages in Chromium', function () {
     await page.getByTestId('version-author').filter({ hasText: /^Owner$/ }).waitFor();
     const shown = page.getByRole('region', { name: 'instructions (preview)' });
     await shown.getByRole('heading', { name: 'First day' }).waitFor();
-    expect(await shown.locator('li').allTextContents()).to.deep.equal(['Greet the newcomer', 'Show ⟦handbook⟧']);
+    await shown.getByRole('link', { name: 'the handbook' }).waitFor();
+    expect(await shown.locator('li').allTextContents()).to.deep.equal(['Greet the newcomer', 'Show the handbook', 'Ask Nobody Here (unresolved link)']);
     await page.getByText('Raw content (JSON)').click();
     expect(JSON.parse((await page.getByTestId('raw-content').textContent())!)).to.deep.equal(v2.content);
+    // The link opens its node in the console; back to the version.
+    await shown.getByRole('link', { name: 'the handbook' }).click();
+    await page.getByRole('heading', { name: 'Staff Handbook' }).waitFor();
+    expect(page.url()).to.include(`/nodes/${handbook.id}`);
+    await page.goBack();
+    await shown.getByRole('link', { name: 'the handbook' }).waitFor();
 
     // Approving the draft: nothing is active yet, so nothing is deprecated and nothing is asked.
     await page.getByRole('link', { name: 'Back to the playbook' }).click();

@@ -184,12 +184,13 @@ describe('MCP: the budget is the whole answer', function () {
     }
   });
 
-  it('at maxTokens 300 a bundle is not refused: the playbook alone, its instructions cut when they outgrow it, counting what it left out', async () => {
+  it('at maxTokens 300 a bundle gets its playbook and its first node, both cut to fit; at 100 the playbook alone, counting what it left out', async () => {
     const fresh = await createWorkspace();
-    const built = await buildGraph(fresh, { nodes: { only: { content: paragraph.repeat(20) } }, links: [['pb', 'requires', 'only']] });
+    const built = await buildGraph(fresh, { nodes: { only: { content: paragraph.repeat(20) }, second: {} }, links: [['pb', 'requires', 'only'], ['pb', 'references', 'second']] });
     const version = (await request('POST', fresh.path(`/playbooks/${built.playbookId}/versions`), { token: fresh.owner.key, body: { content: { instructions: paragraph.repeat(200) } } })).body;
     expect((await request('PATCH', fresh.path(`/playbooks/${built.playbookId}/versions/${version.id}/approve`), { token: fresh.owner.key })).status).to.equal(200);
     const client = await mcpClient(fresh);
+    const cut = / … \[cut to fit maxTokens\]$/;
     try {
       for (const name of ['get_bundle', 'get_manifest']) {
         const result: any = await client.callTool({ name, arguments: { playbook: built.playbookId, maxTokens: 300 } });
@@ -198,10 +199,19 @@ describe('MCP: the budget is the whole answer', function () {
         const answer = result.structuredContent;
         expect(answer.playbook.id).to.equal(built.playbookId);
         expect(answer.playbook.activeVersion.id).to.equal(version.id);
-        expect(answer.playbook.activeVersion.content.instructions).to.match(/^Check the release notes/).and.match(/ … \[cut to fit maxTokens\]$/);
-        expect(answer.nodes).to.deep.equal([]);
+        // The instructions keep their beginning and give the node room; the node says it was cut.
+        expect(answer.playbook.activeVersion.content.instructions).to.match(/^Check the release notes/).and.match(cut);
+        expect(answer.nodes.map((n: any) => n.id), name).to.deep.equal([built.id.only]);
+        if (name === 'get_bundle') expect(answer.nodes[0].content).to.match(/^Check the release notes/).and.match(cut);
         expect(answer.omittedCount).to.equal(1);
-        expect(answer).not.to.have.property('cursor');
+        expect(answer.cursor, 'the cursor moves on to the second node').to.be.a('string');
+
+        const tiny: any = await client.callTool({ name, arguments: { playbook: built.playbookId, maxTokens: 100 } });
+        expect(tiny.isError ?? false, tiny.content[0].text).to.equal(false);
+        expect(resultTokens(tiny)).to.be.at.most(100);
+        expect(tiny.structuredContent.nodes).to.deep.equal([]);
+        expect(tiny.structuredContent.omittedCount).to.equal(2);
+        expect(tiny.structuredContent).not.to.have.property('cursor');
       }
     } finally {
       await client.close();

@@ -121,6 +121,19 @@ describe('context nodes', () => {
       const foreign = await createNode(other);
       problem(await request('GET', space.path(`/context-nodes/${foreign.id}`), { token: viewer.key }), 404, 'not_found');
     });
+
+    it('reads a node by any name a wikilink may give it, as the MCP tool does; a name no node of the workspace has is 404', async () => {
+      const node = await createNode(space, { title: unique('Refund Policy'), aliases: ['money back rules'] }, editor.key);
+      for (const name of [node.slug, node.title, node.title.toUpperCase(), 'Money Back Rules', `[[${node.title}]]`]) {
+        const res = await request('GET', space.path(`/context-nodes/${encodeURIComponent(name)}`), { token: viewer.key });
+        expect(res.status, name).to.equal(200);
+        expect(res.body.id, name).to.equal(node.id);
+      }
+      problem(await request('GET', space.path(`/context-nodes/${encodeURIComponent('no node is called this')}`), { token: viewer.key }), 404, 'not_found');
+      const other = await createWorkspace();
+      await createNode(other, { title: 'Only Elsewhere' });
+      problem(await request('GET', space.path('/context-nodes/only-elsewhere'), { token: viewer.key }), 404, 'not_found');
+    });
   });
 
   describe('update', () => {

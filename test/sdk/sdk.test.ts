@@ -39,7 +39,7 @@ function recorder(onAnswer?: (seen: Seen) => void | Promise<void>) {
 
 /** Facade methods called during this file, `group.method`, to show every one is exercised. */
 const called = new Set<string>();
-const groups = ['workspaces', 'workspace', 'usage', 'members', 'playbooks', 'versions', 'nodes', 'links', 'context', 'annotations', 'feedback', 'agents', 'keys', 'audit', 'webhooks', 'graph', 'analyst'] as const;
+const groups = ['workspaces', 'workspace', 'usage', 'members', 'playbooks', 'versions', 'nodes', 'links', 'context', 'annotations', 'feedback', 'agents', 'keys', 'audit', 'webhooks', 'graph', 'analyst', 'reports', 'admin'] as const;
 
 /** A client whose method calls are noted in `called` (it behaves exactly as the client it wraps). */
 function clientFor(workspace: TestWorkspace, apiKey: string, options: Partial<PlaybooksClientOptions> = {}): PlaybooksClient {
@@ -106,6 +106,37 @@ describe('TypeScript client (sdk/)', () => {
       const orphansCsv = await analyst.analyst.reports.csv('orphans', { workspaceId: w.workspaceId, limit: 1 });
       expect(orphansCsv.rowCount).to.equal(1);
       expect(orphansCsv.text.split('\r\n')[0]).to.equal('id,slug,title,nodeType,importance,updatedAt');
+    });
+
+    it('reports: the workspace’s saved reports by name, as JSON and CSV, for a member', async () => {
+      const node = await owner.nodes.create({ title: unique('Alone'), description: 'Nothing links here' });
+      expect((await owner.reports.list()).map((r) => r.name)).to.include('orphans');
+      expect((await owner.reports.run('orphans')).rows.map((row) => row[0])).to.include(node.id);
+      const csv = await owner.reports.csv('orphans', { limit: 1 });
+      expect(csv.rowCount).to.equal(1);
+      expect(csv.text.split('\r\n')[0]).to.equal('id,slug,title,nodeType,importance,updatedAt');
+      const unknown = await owner.reports.run('no-such-report').then(() => undefined, (err: unknown) => err);
+      expect(unknown).to.be.instanceOf(TypeError);
+    });
+
+    it('admin: users and their keys, workspaces, every workspace’s audit log and embeddings, with the admin token', async () => {
+      const admin = clientFor(w, adminToken, { workspaceId: undefined });
+      const user = await admin.admin.users.create({ email: `${unique('operator-made').toLowerCase()}@example.com`, name: 'Made by the operator' });
+      const key = await admin.admin.users.createKey(user.id, { label: 'first' });
+      expect(key.key).to.match(/^pk_/);
+      const made = await admin.admin.workspaces.create({ name: unique('Operator made'), ownerUserId: user.id });
+      const renamed = await admin.admin.workspaces.update(made.id, { name: 'Renamed by the operator' });
+      expect(renamed.name).to.equal('Renamed by the operator');
+      const asUser = new PlaybooksClient({ baseUrl: env.service.url, apiKey: key.key, workspaceId: made.id });
+      expect((await asUser.workspace.get()).name).to.equal('Renamed by the operator');
+      await admin.admin.users.revokeKey(user.id, key.id);
+      expect((await rejection(asUser.workspace.get())).status).to.equal(401);
+      const events = [];
+      for await (const event of admin.admin.audit({ workspaceId: made.id })) events.push(event.action);
+      expect(events).to.include.members(['workspace.created', 'workspace.updated']);
+      expect((await admin.admin.auditPage({ action: 'user.key.revoked', limit: 1 })).events[0].targetIds).to.include(key.id);
+      const status = await admin.admin.embeddings();
+      expect(status.total).to.be.a('number');
     });
 
     it('workspace, usage and members', async () => {

@@ -74,7 +74,7 @@ let sanitise: ((html: string) => string) | null = null;
 
 /** What the wikilink renderer asks while a text is rendered (rendering is synchronous: set, render, done). */
 let rendering: { resolve: (key: string) => Resolution; nodeHref: (id: string) => string } = { resolve: () => ({ state: 'unsaved' }), nodeHref: (id) => id };
-// Its own instance: the extension stays off the shared one that the playbook preview (PlaybookMarkdown.tsx) uses.
+// Its own instance: the extension stays off marked's shared one.
 const nodeMarked = new Marked({ extensions: [wikilinkExtension(() => rendering)] });
 
 /**
@@ -91,8 +91,6 @@ export function renderNodeMarkdown(text: string, resolve: (key: string) => Resol
 const loaded = (results: { data?: NodeDetail }[]) => results.flatMap((r) => (r.data ? [r.data] : []));
 
 export function NodePreview({ ws, text, node }: { ws: string; text: string; node?: NodeDetail }) {
-  const base = useRouter().base;
-  const [, navigate] = useLocation();
   // The targets named by an alias or a path are read for their names (the same queries as their own pages).
   const toRead = useMemo(() => targetsToRead(node, text), [node, text]);
   const targets = useQueries({
@@ -100,8 +98,17 @@ export function NodePreview({ ws, text, node }: { ws: string; text: string; node
     combine: loaded,
   });
   const resolve = useMemo(() => resolver(node, targets), [node, targets]);
+  return <WikilinkedMarkdown text={text} resolve={resolve} label="Preview" className="node-preview" />;
+}
+
+/**
+ * Markdown as the preview shows it, its [[wikilinks]] as `resolve` says: a resolved one is a link that opens its
+ * node in the console, as any link of the page does. The node editor and the playbook pages share it.
+ */
+export function WikilinkedMarkdown({ text, resolve, label, className = '' }: { text: string; resolve: (key: string) => Resolution; label: string; className?: string }) {
+  const base = useRouter().base;
+  const [, navigate] = useLocation();
   const html = useMemo(() => renderNodeMarkdown(text, resolve, (id) => `${base}/nodes/${encodeURIComponent(id)}`), [text, resolve, base]);
-  // A wikilink opens its node in the console, as any link of the page does.
   const follow = (e: MouseEvent<HTMLDivElement>) => {
     const link = (e.target as Element).closest<HTMLAnchorElement>('a[data-node-id]');
     if (!link || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
@@ -109,5 +116,5 @@ export function NodePreview({ ws, text, node }: { ws: string; text: string; node
     navigate(`/nodes/${encodeURIComponent(link.dataset.nodeId!)}`);
   };
   // Focusable so its sideways scroll (a wide table) can be reached with the keyboard.
-  return <div className="preview node-preview" aria-label="Preview" role="region" tabIndex={0} onClick={follow} dangerouslySetInnerHTML={{ __html: html }} />;
+  return <div className={`preview ${className}`.trim()} aria-label={label} role="region" tabIndex={0} onClick={follow} dangerouslySetInnerHTML={{ __html: html }} />;
 }

@@ -1,6 +1,9 @@
-import DOMPurify from 'dompurify';
-import { marked } from 'marked';
-import { useMemo } from 'react';
+import { PlaybooksError, type NodeDetail } from '@sdk';
+import { useQueries } from '@tanstack/react-query';
+import { useDeferredValue, useMemo } from 'react';
+import { clientFor } from '../api.ts';
+import { WikilinkedMarkdown } from './NodePreview.tsx';
+import { type Resolution, wikilinkKeys } from './NodeWikilinks.ts';
 
 /**
  * What the playbook version pages share: a markdown editor (CodeMirror), a sanitised preview, and a version's
@@ -12,17 +15,49 @@ export type VersionContent = Record<string, unknown>;
 
 export { MarkdownEditor } from '../editor.tsx';
 
-/** Markdown as sanitised HTML ([[slug]] reads as a link name, as in the node editor's preview). */
-export function MarkdownPreview({ text, label = 'Preview' }: { text: string; label?: string }) {
-  const html = useMemo(() => {
-    const linked = text.replace(/\[\[([^\]\n|]+)(\|[^\]\n]*)?\]\]/g, (_m, slug: string) => `**⟦${slug.trim()}⟧**`);
-    return DOMPurify.sanitize(marked.parse(linked, { async: false }) as string);
-  }, [text]);
-  return <div className="preview" aria-label={label} role="region" dangerouslySetInnerHTML={{ __html: html }} />;
+/** The most names of one text looked up: a text naming more shows the rest plainly. */
+const maxNamesLooked = 50;
+
+type Looked = { data?: NodeDetail; error: Error | null };
+
+/** A name's node as the service names it, no node (404), or not known yet. */
+const resolutionOf = ({ data, error }: Looked): Resolution =>
+  data ? { state: 'resolved', nodeId: data.id, title: data.title }
+  : error instanceof PlaybooksError && error.status === 404 ? { state: 'unresolved' }
+  : { state: 'plain' };
+
+const combine = (results: Looked[]) => results.map(resolutionOf);
+
+/**
+ * What each [[name]] of a playbook's text stands for. A playbook's content makes no links, so each name is asked
+ * of the service as an agent asks it (GET context-nodes/{name}: slug, file name, path, title or alias), one cached
+ * query per name; the text is read deferred, so typing does not ask for every half-written name.
+ */
+function useNamesLookedUp(ws: string, text: string): (key: string) => Resolution {
+  const settled = useDeferredValue(text);
+  const keys = useMemo(() => [...wikilinkKeys(settled)].slice(0, maxNamesLooked), [settled]);
+  const found = useQueries({
+    queries: keys.map((key) => ({
+      queryKey: ['node-by-name', ws, key],
+      queryFn: () => clientFor(ws).nodes.get(key),
+      retry: (failures: number, err: Error) => !(err instanceof PlaybooksError && err.status === 404) && failures < 2,
+    })),
+    combine,
+  });
+  return useMemo(() => {
+    const byKey = new Map(keys.map((k, i) => [k, found[i]]));
+    return (key: string) => byKey.get(key) ?? { state: 'plain' };
+  }, [keys, found]);
+}
+
+/** Markdown as sanitised HTML, each [[wikilink]] a link to the node its name names (with its label, when it has one). */
+export function MarkdownPreview({ ws, text, label = 'Preview' }: { ws: string; text: string; label?: string }) {
+  const resolve = useNamesLookedUp(ws, text);
+  return <WikilinkedMarkdown text={text} resolve={resolve} label={label} />;
 }
 
 /** The content as people read it: each text entry as markdown under its name, anything else as JSON. */
-export function ContentView({ content }: { content: VersionContent }) {
+export function ContentView({ ws, content }: { ws: string; content: VersionContent }) {
   const entries = Object.entries(content);
   if (entries.length === 0) return <p className="muted">This version has no content.</p>;
   return (
@@ -30,7 +65,7 @@ export function ContentView({ content }: { content: VersionContent }) {
       {entries.map(([key, value]) => (
         <section key={key} aria-label={`Entry ${key}`}>
           <h3>{key}</h3>
-          {typeof value === 'string' ? <MarkdownPreview text={value} label={`${key} (preview)`} /> : <pre className="pb-json">{JSON.stringify(value, null, 2)}</pre>}
+          {typeof value === 'string' ? <MarkdownPreview ws={ws} text={value} label={`${key} (preview)`} /> : <pre className="pb-json">{JSON.stringify(value, null, 2)}</pre>}
         </section>
       ))}
     </div>

@@ -36,7 +36,7 @@ export default function PlaybookVersionPage() {
       </dl>
       {ver.status === 'draft' && <p className="muted">A draft: approve it on <Link href={`/playbooks/${pb}`}>the playbook’s page</Link> to make it the active version.</p>}
       <h2>Content</h2>
-      <ContentView content={ver.content} />
+      <ContentView ws={ws} content={ver.content} />
       <RawContent content={ver.content} />
     </>
   );

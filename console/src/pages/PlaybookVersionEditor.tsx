@@ -80,7 +80,7 @@ function VersionForm({ ws, pb, title, archived, base }: { ws: string; pb: string
           </div>
           <div>
             <span className="label">Preview</span>
-            <MarkdownPreview text={instructions} />
+            <MarkdownPreview ws={ws} text={instructions} />
           </div>
         </div>
         <label htmlFor="pb-others">Other entries (JSON object, optional)</label>

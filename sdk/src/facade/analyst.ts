@@ -30,10 +30,13 @@ function csvOf(text: string, headers: Headers): CsvAnswer {
   };
 }
 
-/** The operation that runs the saved report `name`. */
-function reportOperation(name: string): Operation {
-  if (!Object.hasOwn(op.analystReports, name)) throw new TypeError(`This client knows no saved report named '${name}'`);
-  return op.analystReports[name as keyof typeof op.analystReports];
+/** A saved report's own parameters (as its list entry names them). */
+export type ReportParams = Record<string, string | number | boolean>;
+
+/** The operation of `reports` that runs the saved report `name`. */
+function reportOperation(reports: Record<string, Operation>, name: string): Operation {
+  if (!Object.hasOwn(reports, name)) throw new TypeError(`This client knows no saved report named '${name}'`);
+  return reports[name];
 }
 
 /**
@@ -55,11 +58,25 @@ export const analystPart = (ops: Operations) => ({
     list: (call?: CallOptions) => ops.send(op.analystListReports, {}, call).then((r) => r.reports),
     /** The report `name` (as the list names it) run in `query.workspaceId` with the rest of `query` as its parameters. */
     run: async (name: string, query: AnalystReportQuery, call?: CallOptions): Promise<T.ReportResult> =>
-      (await ops.answer<T.ReportResult>(reportOperation(name), { query }, call)).data,
+      (await ops.answer<T.ReportResult>(reportOperation(op.analystReports, name), { query }, call)).data,
     /** The same rows as CSV. */
     csv: async (name: string, query: AnalystReportQuery, call?: CallOptions): Promise<CsvAnswer> => {
-      const { data, response } = await ops.answer<string>(reportOperation(name), { query, headers: csv, parseAs: 'text' }, call);
+      const { data, response } = await ops.answer<string>(reportOperation(op.analystReports, name), { query, headers: csv, parseAs: 'text' }, call);
       return csvOf(data, response.headers);
     },
+  },
+});
+
+/** The saved reports of the client's workspace, for any of its members: the analysts' reports, in one workspace. */
+export const reportsPart = (ops: Operations) => ({
+  /** Every saved report, its parameters and columns. */
+  list: (call?: CallOptions) => ops.send(op.listReports, { path: ops.path() }, call).then((r) => r.reports),
+  /** The report `name` (as the list names it) with its parameters. */
+  run: async (name: string, params: ReportParams = {}, call?: CallOptions): Promise<T.ReportResult> =>
+    (await ops.answer<T.ReportResult>(reportOperation(op.workspaceReports, name), { path: ops.path(), query: params }, call)).data,
+  /** The same rows as CSV. */
+  csv: async (name: string, params: ReportParams = {}, call?: CallOptions): Promise<CsvAnswer> => {
+    const { data, response } = await ops.answer<string>(reportOperation(op.workspaceReports, name), { path: ops.path(), query: params, headers: csv, parseAs: 'text' }, call);
+    return csvOf(data, response.headers);
   },
 });

@@ -124,3 +124,17 @@ export const analystReports = {
   "unreached-nodes": analystRunReportUnreachedNodes,
   "unresolved-wikilinks": analystRunReportUnresolvedWikilinks,
 } as const;
+
+/** A workspace's saved reports by name (its members' view of the same reports). */
+export const workspaceReports = {
+  "feedback-summary": runReportFeedbackSummary,
+  "hubs": runReportHubs,
+  "near-duplicate-titles": runReportNearDuplicateTitles,
+  "orphans": runReportOrphans,
+  "playbooks-awaiting-approval": runReportPlaybooksAwaitingApproval,
+  "requires-cycles": runReportRequiresCycles,
+  "retrievals-per-agent": runReportRetrievalsPerAgent,
+  "stale-context": runReportStaleContext,
+  "unreached-nodes": runReportUnreachedNodes,
+  "unresolved-wikilinks": runReportUnresolvedWikilinks,
+} as const;

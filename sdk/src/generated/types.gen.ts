@@ -3347,7 +3347,7 @@ export type GetContextNodeData = {
          */
         workspaceId: string;
         /**
-         * Context node id
+         * The context node’s id (cn_…), or a name as a [[wikilink]] in content gives it: its slug, file name, path, title or an alias
          */
         nodeId: string;
     };
