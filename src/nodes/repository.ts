@@ -9,6 +9,8 @@ export interface ListFilter {
   nodeType: NodeType | null;
   /** A tag the nodes must have, lowercased (compared ignoring case). */
   tag: string | null;
+  /** The one node the list may hold (a name's target), or null. */
+  id: string | null;
   status: NodeStatus | 'all';
   /** The query's sort, or relevance when it searches without one. */
   sort: NonNullable<ListNodesQuery['sort']> | 'relevance';

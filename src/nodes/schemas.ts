@@ -129,6 +129,11 @@ export const UpdateBody = Type.Partial(CreateBody, { additionalProperties: false
 export const ListQuery = Strict({
   nodeType: Type.Optional(NodeTypeSchema),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only nodes with this tag (ignoring case and a leading #)' })),
+  name: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 500,
+    description: 'Only the node a [[wikilink]] of this name links to (slug, file name, path, title or alias, as content names it; at most one node): an empty page when no node has the name',
+  })),
   status: Type.Optional(literals([...nodeStatuses, 'all'] as const, { description: 'live (default), archived or all' })),
   archived: Type.Optional(Type.Boolean({ deprecated: true, description: 'Deprecated: true = status archived, false = status live. Sending it together with status is 400.' })),
   sort: Type.Optional(literals(['updated_at', 'created_at', 'title', 'importance'] as const, {

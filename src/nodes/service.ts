@@ -117,10 +117,13 @@ export class NodeService {
    * nothing has the name.
    */
   idOf(caller: Caller, idOrName: string): Promise<string> {
-    return idOf('cn', idOrName, async (name) => {
-      const target = wikilinkTarget(name.trim().replace(/^!?\[\[(.*)\]\]$/, '$1'));
-      return target && this.repo.idByName(caller.workspaceId, nameKey(target.name));
-    }, 'Context node');
+    return idOf('cn', idOrName, (name) => this.idByName(caller.workspaceId, name), 'Context node');
+  }
+
+  /** The node a wikilink of this name links to (`[[…]]` around it allowed), if any. */
+  private async idByName(workspaceId: string, name: string): Promise<string | undefined> {
+    const target = wikilinkTarget(name.trim().replace(/^!?\[\[(.*)\]\]$/, '$1'));
+    return target ? this.repo.idByName(workspaceId, nameKey(target.name)) : undefined;
   }
 
   async get(caller: Caller, nodeId: string): Promise<NodeDetail> {
@@ -187,9 +190,12 @@ export class NodeService {
     const search = query.q === undefined ? undefined : wordsQuery(query.q, query.match);
     // Text with no letter or digit (`?`, `***`) searches for nothing rather than listing everything, as a blank q does.
     if (search === undefined && query.q?.trim()) return pageOf('nodes', [], query, 0);
+    const id = query.name === undefined ? null : await this.idByName(caller.workspaceId, query.name);
+    if (id === undefined) return pageOf('nodes', [], query, 0);
     const filter: ListFilter = {
       nodeType: query.nodeType ?? null,
       tag: query.tag === undefined ? null : (normaliseTags([query.tag])[0] ?? '').toLowerCase(),
+      id,
       status,
       sort: query.sort ?? (search ? 'relevance' : 'updated_at'),
       order: query.order ?? 'desc',

@@ -1,4 +1,5 @@
 import { encodeCursor } from '../api/cursor.js';
+import { countTokens } from '../tokens/token-count.js';
 import { type Path, budgetTooSmall, capStrings, shortenToFit } from '../tokens/token-fit.js';
 import { linkTypeParams } from '../nodes/link-types.js';
 import type { RankedNode, Ranking } from './repository.js';
@@ -97,25 +98,30 @@ const isNodeText = (path: Path) => path[0] === 'nodes' && path[1] === 0 && path.
 const isEnvelopeText = (path: Path) =>
   (path[0] === 'playbook' && path[1] === 'activeVersion' && path[2] === 'content') || (path[0] === 'annotations' && (path[2] === 'content' || path[2] === 'title'));
 
-/** The most of a small budget the playbook's instructions (and each annotation) take when the first node needs room beside them. */
-const envelopeTextShare = 1 / 4;
-
 /**
  * An agent's answer when not even its first node fits whole: that node with its texts cut (and marked), so that the
- * cursor moves on; when the playbook's instructions leave it no room, they are cut to a quarter of the budget too.
- * When not even the node's head fits beside the playbook, the playbook alone (its instructions and annotations cut
- * when they outgrow the budget), which counts what it left out and has no cursor: only a larger budget gets
- * further. Refused only when not even that fits.
+ * cursor moves on; when the playbook's instructions leave it no room, both are cut (besideInstructions). When not even
+ * the node's head fits beside the playbook's, the playbook alone (its instructions and annotations cut when they
+ * outgrow the budget), which counts what it left out and has no cursor: only a larger budget gets further. Refused
+ * only when not even that fits.
  */
 export function agentWithin<A extends { nodes: object[] }>(answerOf: (kept: number) => A, count: number, budget: number, alone: A | undefined): A {
   const withFirst = count > 0 ? answerOf(1) : undefined;
-  const first = withFirst && (
-    shortenToFit(withFirst, budget, isNodeText)
-    ?? shortenToFit(capStrings(withFirst, Math.floor(budget * envelopeTextShare), isEnvelopeText), budget, isNodeText)
-  );
+  const first = withFirst && (shortenToFit(withFirst, budget, isNodeText) ?? besideInstructions(withFirst, budget));
   const fitted = first?.answer ?? alone ?? shortenToFit(answerOf(0), budget, isEnvelopeText)?.answer;
   if (!fitted) throw budgetTooSmall(budget, 'query');
   return fitted;
+}
+
+/**
+ * The first node beside the playbook's instructions, both cut: what the answer's other parts leave of the budget is
+ * shared, half to the envelope's texts (each), the rest to the node's. Undefined when nothing is left for them.
+ */
+function besideInstructions<A extends object>(answer: A, budget: number) {
+  const bare = countTokens(JSON.stringify(capStrings(answer, 0, (path) => isEnvelopeText(path) || isNodeText(path))));
+  const room = budget - bare;
+  if (room <= 0) return undefined;
+  return shortenToFit(capStrings(answer, Math.floor(room / 2), isEnvelopeText), budget, isNodeText);
 }
 
 /** How many entries of what a budget left out an answer lists: the rest are counted, and reached by its cursor. */

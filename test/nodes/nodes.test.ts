@@ -134,6 +134,19 @@ describe('context nodes', () => {
       await createNode(other, { title: 'Only Elsewhere' });
       problem(await request('GET', space.path('/context-nodes/only-elsewhere'), { token: viewer.key }), 404, 'not_found');
     });
+
+    it('lists the one node a name links to with ?name=, or an empty page, never another workspace’s', async () => {
+      const node = await createNode(space, { title: unique('Escalation Path'), aliases: ['who to call'] }, editor.key);
+      for (const name of [node.slug, 'Who To Call', `[[${node.title}|label]]`]) {
+        const page = await listNodes(space, { name }, viewer.key);
+        expect(ids(page), name).to.deep.equal([node.id]);
+      }
+      expect(ids(await listNodes(space, { name: 'nobody by this name' }, viewer.key))).to.deep.equal([]);
+      expect(ids(await listNodes(space, { name: node.slug, nodeType: 'brand' }, viewer.key))).to.deep.equal([]);
+      const other = await createWorkspace();
+      await createNode(other, { title: 'Listed Elsewhere' });
+      expect(ids(await listNodes(space, { name: 'listed-elsewhere' }, viewer.key))).to.deep.equal([]);
+    });
   });
 
   describe('update', () => {

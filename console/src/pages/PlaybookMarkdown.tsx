@@ -1,4 +1,4 @@
-import { PlaybooksError, type NodeDetail } from '@sdk';
+import type { ContextNode } from '@sdk';
 import { useQueries } from '@tanstack/react-query';
 import { useDeferredValue, useMemo } from 'react';
 import { clientFor } from '../api.ts';
@@ -18,20 +18,18 @@ export { MarkdownEditor } from '../editor.tsx';
 /** The most names of one text looked up: a text naming more shows the rest plainly. */
 const maxNamesLooked = 50;
 
-type Looked = { data?: NodeDetail; error: Error | null };
+type Looked = { data?: ContextNode | null };
 
-/** A name's node as the service names it, no node (404), or not known yet. */
-const resolutionOf = ({ data, error }: Looked): Resolution =>
-  data ? { state: 'resolved', nodeId: data.id, title: data.title }
-  : error instanceof PlaybooksError && error.status === 404 ? { state: 'unresolved' }
-  : { state: 'plain' };
+/** A name's node as the service names it, no node, or not known yet. */
+const resolutionOf = ({ data }: Looked): Resolution =>
+  data ? { state: 'resolved', nodeId: data.id, title: data.title } : data === null ? { state: 'unresolved' } : { state: 'plain' };
 
 const combine = (results: Looked[]) => results.map(resolutionOf);
 
 /**
  * What each [[name]] of a playbook's text stands for. A playbook's content makes no links, so each name is asked
- * of the service as an agent asks it (GET context-nodes/{name}: slug, file name, path, title or alias), one cached
- * query per name; the text is read deferred, so typing does not ask for every half-written name.
+ * of the service (the node list's `name`: the node a wikilink of that name links to, by slug, file name, path, title
+ * or alias), one cached query per name; the text is read deferred, so typing does not ask for every half-written name.
  */
 function useNamesLookedUp(ws: string, text: string): (key: string) => Resolution {
   const settled = useDeferredValue(text);
@@ -39,8 +37,7 @@ function useNamesLookedUp(ws: string, text: string): (key: string) => Resolution
   const found = useQueries({
     queries: keys.map((key) => ({
       queryKey: ['node-by-name', ws, key],
-      queryFn: () => clientFor(ws).nodes.get(key),
-      retry: (failures: number, err: Error) => !(err instanceof PlaybooksError && err.status === 404) && failures < 2,
+      queryFn: async () => (await clientFor(ws).nodes.page({ name: key, status: 'all', limit: 1 })).nodes[0] ?? null,
     })),
     combine,
   });

@@ -1,10 +1,10 @@
-// One page of a workspace's context nodes. Params: $workspaceId, $nodeType (or null), $tag (or null: a tag the node must have), $status ('live'|'archived'|'all'),
+// One page of a workspace's context nodes. Params: $workspaceId, $nodeType (or null), $tag (or null: a tag the node must have), $id (or null: the one node listed), $status ('live'|'archived'|'all'),
 // $sort ('updated_at'|'created_at'|'title'|'importance'), $order ('asc'|'desc'), $skip, $limit.
 // Columns: total (nodes matching the filters), nodes (the page, list of ContextNode property maps).
 // The sort key is chosen by a CASE on a fixed list; title sorts ignoring case; ties are broken by id in
 // the same direction, so pages never overlap.
 MATCH (n:ContextNode {workspaceId: $workspaceId})
-WHERE ($nodeType IS NULL OR n.nodeType = $nodeType) AND ($status = 'all' OR n.status = $status)
+WHERE ($nodeType IS NULL OR n.nodeType = $nodeType) AND ($id IS NULL OR n.id = $id) AND ($status = 'all' OR n.status = $status)
   AND ($tag IS NULL OR any(t IN coalesce(n.tags, []) WHERE toLower(t) = $tag))
 WITH n, CASE $sort
           WHEN 'created_at' THEN n.createdAt

@@ -2940,6 +2940,10 @@ export type ListContextNodesData = {
          */
         tag?: string;
         /**
+         * Only the node a [[wikilink]] of this name links to (slug, file name, path, title or alias, as content names it; at most one node): an empty page when no node has the name
+         */
+        name?: string;
+        /**
          * live (default), archived or all
          */
         status?: 'live' | 'archived' | 'all';
