@@ -117,7 +117,9 @@ describe('searching context nodes by words', () => {
     it('a +word is required, a +"quoted phrase" is required as a phrase, and a quoted phrase alone ranks first', async () => {
       const ws = await createWorkspace();
       const zeppelin = await createNode(ws, { title: 'Zeppelin', description: 'A rigid airship' });
-      const blimp = await createNode(ws, { title: 'Blimp', description: 'An airship without a frame', content: 'The harbour is blue.' });
+      // Both texts in one field, so that only the phrase tells them apart: the index is shared, and other tests'
+      // nodes move each field's average length, which weighs a match in one field against a match in another.
+      const blimp = await createNode(ws, { title: 'Blimp', description: 'An airship whose harbour is blue' });
       const harbour = await createNode(ws, { title: 'Port', description: 'The blue harbour at dawn' });
 
       expect(ids(await listNodes(ws, { q: 'zeppelin airship' }))).to.have.members([zeppelin.id, blimp.id]);
