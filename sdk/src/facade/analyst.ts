@@ -4,8 +4,6 @@ import type { Operation, Operations } from '../operations.js';
 import type { CallOptions } from '../transport.js';
 import type { Body } from './types.js';
 
-/** A saved report's parameters for an analyst: the workspace it runs in, and the report's own. */
-export type AnalystReportQuery = { workspaceId: string } & Record<string, string | number | boolean>;
 
 /** An answer as CSV, with what its headers say of it. */
 export interface CsvAnswer {
@@ -32,6 +30,9 @@ function csvOf(text: string, headers: Headers): CsvAnswer {
 
 /** A saved report's own parameters (as its list entry names them). */
 export type ReportParams = Record<string, string | number | boolean>;
+
+/** A saved report's parameters for an analyst: the workspace it runs in, and the report's own. */
+export type AnalystReportQuery = { workspaceId: string } & ReportParams;
 
 /** The operation of `reports` that runs the saved report `name`. */
 function reportOperation(reports: Record<string, Operation>, name: string): Operation {
