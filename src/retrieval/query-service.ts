@@ -3,7 +3,6 @@ import { decodeCursor, encodeCursor } from '../api/cursor.js';
 import type { EmbeddingService } from '../embeddings/service.js';
 import { AppError, notFound } from '../errors.js';
 import type { GraphExecutor } from '../infra/neo4j.js';
-import { linkTypeParams } from '../nodes/link-types.js';
 import { wordsQuery } from '../nodes/search-query.js';
 import { budgetTooSmall, longestFit, shortenToFit } from '../tokens/token-fit.js';
 import type { ContextQueryAnswer, ContextQueryBody, QueryNode } from './query-schemas.js';
@@ -18,7 +17,7 @@ const perSide = 50;
 const wordsCandidates = 4 * perSide;
 /** Links followed from one node per step of the walk (the most important first). */
 const linksPerNode = 25;
-/** Steps of requires links followed past the walk's depth: what a node requires comes with it (query-requires.cypher: 7 + 1). */
+/** Steps of requires links followed past the walk's depth: what a node requires comes with it (query-expand.cypher: 7 + 1). */
 const requiresSteps = 8;
 /** The ranking an answer pages through: enough for several pages, bounded. */
 const rankedAtMost = 200;
@@ -83,12 +82,7 @@ export class ContextQueryService {
     const seeds = fuse(words ?? [], meaning ?? []);
     const candidates = new Map<string, Candidate>(seeds.map((s) => [s.id, { id: s.id, score: s.score, reason: matchedReason(s) }]));
     const own = new Map(seeds.map((s) => [s.id, s.score]));
-    await this.walk(workspaceId, candidates, own, seeds.slice(0, walkSeeds).map((s) => s.id), body.depth);
-    // The marks of the nodes found so far are read while the requires closure is; those it adds after it.
-    const walked = [...candidates.keys()];
-    const [, early] = await Promise.all([this.requiresClosure(workspaceId, candidates, own), this.marks(workspaceId, walked, playbookId, body)]);
-    const added = [...candidates.keys()].slice(walked.length);
-    const marks = added.length ? new Map([...early, ...(await this.marks(workspaceId, added, playbookId, body))]) : early;
+    const marks = await this.expand(workspaceId, candidates, own, seeds.slice(0, walkSeeds).map((s) => s.id), body, playbookId);
     return {
       query: { mode, depth: body.depth, model: meaning ? embeddings.model : null, ...(degraded ? { degraded: true as const } : {}) },
       ranked: rank([...candidates.values()].filter((c) => marks.has(c.id)), marks).slice(0, rankedAtMost),
@@ -127,31 +121,43 @@ export class ContextQueryService {
     return embeddings.nearest(workspaceId, vector, perSide);
   }
 
-  /** Walks `depth` steps of links of any type from the seeds. */
-  private async walk(workspaceId: string, candidates: Map<string, Candidate>, own: Map<string, number>, seeds: string[], depth: number): Promise<void> {
-    let frontier = seeds;
-    for (let step = 1; step <= depth && frontier.length > 0; step++) {
-      const rows = await this.deps.graph.read<LinkStep>('retrieval/query-links', { workspaceId, frontier, perNode: linksPerNode });
-      frontier = admit(candidates, rows, step, own);
+  /**
+   * Walks `depth` steps of links of any type from the seeds; then follows requires links out of every candidate, up
+   * to requiresSteps deep (what a node of the answer requires comes with it), and reads what ranks the candidates
+   * beyond their scores. The last step of the walk, the closure and the marks are one statement (query-expand.cypher):
+   * a query at the default depth makes three round trips after its vector (nearest, this, the page's nodes).
+   * The marks leave out the nodes the filters leave out (or archived meanwhile).
+   */
+  private async expand(workspaceId: string, candidates: Map<string, Candidate>, own: Map<string, number>, seeds: string[], body: ContextQueryBody, playbookId: string | null): Promise<Map<string, Marks>> {
+    let frontier = body.depth > 0 ? seeds : [];
+    for (let step = 1; ; step++) {
+      const last = step >= body.depth || frontier.length === 0;
+      const params = { workspaceId, frontier, known: [...candidates.keys()], perNode: linksPerNode, last, playbookId };
+      const [expansion] = await this.deps.graph.read<Expansion>('retrieval/query-expand', params);
+      const reached = admit(candidates, expansion.links, step, own);
+      if (last) {
+        for (let s = 1; s <= requiresSteps; s++) admit(candidates, expansion.requires.filter((r) => r.step === s), s, own);
+        return marksOf(expansion.marks, body);
+      }
+      frontier = reached;
     }
   }
+}
 
-  /** Follows requires links out of every candidate, up to requiresSteps deep: what a node of the answer requires comes with it. */
-  private async requiresClosure(workspaceId: string, candidates: Map<string, Candidate>, own: Map<string, number>): Promise<void> {
-    const rows = await this.deps.graph.read<LinkStep & { step: number }>('retrieval/query-requires', { workspaceId, frontier: [...candidates.keys()] });
-    for (let step = 1; step <= requiresSteps; step++) admit(candidates, rows.filter((r) => r.step === step), step, own);
-  }
+interface Expansion {
+  links: LinkStep[];
+  requires: (LinkStep & { step: number })[];
+  marks: { id: string; nodeType: string; tags: string[]; superseded: boolean; flags: string[]; nearPlaybook: boolean }[];
+}
 
-  /** What ranks the candidates beyond their scores; nodes the filters leave out (or archived meanwhile) are absent. */
-  private async marks(workspaceId: string, ids: string[], playbookId: string | null, body: ContextQueryBody): Promise<Map<string, Marks>> {
-    const rows = await this.deps.graph.read('retrieval/query-marks', { workspaceId, ids, playbookId, ...linkTypeParams });
-    const tag = body.tag?.toLowerCase();
-    return new Map(
-      rows
-        .filter((r) => (!body.nodeType || r.nodeType === body.nodeType) && (!tag || (r.tags as string[]).some((t) => t.toLowerCase() === tag)))
-        .map((r) => [r.id as string, { superseded: r.superseded as boolean, flags: r.flags as string[], nearPlaybook: r.nearPlaybook as boolean }]),
-    );
-  }
+/** The marks of the nodes the query's filters keep. */
+function marksOf(rows: Expansion['marks'], body: ContextQueryBody): Map<string, Marks> {
+  const tag = body.tag?.toLowerCase();
+  return new Map(
+    rows
+      .filter((r) => (!body.nodeType || r.nodeType === body.nodeType) && (!tag || r.tags.some((t) => t.toLowerCase() === tag)))
+      .map((r) => [r.id, { superseded: r.superseded, flags: r.flags, nearPlaybook: r.nearPlaybook }]),
+  );
 }
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000;

@@ -97,6 +97,33 @@ describe('finding context by meaning (POST /context/query)', function () {
     expect(rollback.id).to.be.a('string');
   });
 
+  it('each step of a deeper walk starts from the nodes the step before reached; nodeType and tag keep only the nodes that match', async () => {
+    const w = await createWorkspace();
+    const plan = await node(w, { title: 'Quarterly planning', content: 'Set the goals. See [[Budget review]].', nodeType: 'process', tags: ['plan'] });
+    const budget = await node(w, { title: 'Budget review', content: 'Numbers checked by finance. See [[Vendor list]].', nodeType: 'reference' });
+    const vendors = await node(w, { title: 'Vendor list', content: 'Suppliers we pay. See [[Contract archive]].', nodeType: 'reference', tags: ['plan'] });
+    await node(w, { title: 'Contract archive', content: 'Signed papers.', nodeType: 'reference' });
+    // Words alone: the question matches one node, so every other node is there by the walk.
+    const walk = async (depth: number, filters: Record<string, string> = {}) => {
+      const res = await query(w, { q: 'quarterly planning', mode: 'words', depth, ...filters });
+      expect(res.status, res.text).to.equal(200);
+      return res;
+    };
+    expect(titles(await walk(0))).to.deep.equal(['Quarterly planning']);
+    expect(titles(await walk(1))).to.deep.equal(['Quarterly planning', 'Budget review']);
+    const deepest = await walk(3);
+    expect(titles(deepest)).to.deep.equal(['Quarterly planning', 'Budget review', 'Vendor list', 'Contract archive']);
+    expect(deepest.body.nodes.slice(1).map((n: any) => n.reason)).to.deep.equal([
+      { kind: 'linked', fromId: plan.id, linkType: 'references', direction: 'out', depth: 1 },
+      { kind: 'linked', fromId: budget.id, linkType: 'references', direction: 'out', depth: 2 },
+      { kind: 'linked', fromId: vendors.id, linkType: 'references', direction: 'out', depth: 3 },
+    ]);
+    expect(titles(await walk(2))).to.deep.equal(['Quarterly planning', 'Budget review', 'Vendor list']);
+    // A filter leaves nodes out of the answer, not out of the walk: what they link to is still reached.
+    expect(titles(await walk(3, { nodeType: 'reference' }))).to.deep.equal(['Budget review', 'Vendor list', 'Contract archive']);
+    expect(titles(await walk(3, { tag: 'PLAN' }))).to.deep.equal(['Quarterly planning', 'Vendor list']);
+  });
+
   it('with a playbook, the nodes of its neighbourhood rank first, named by id or slug', async () => {
     const w = await createWorkspace();
     await node(w, { title: 'Card refunds', content: 'Refunds of card payments are paid back to the card within five days.' });
