@@ -103,8 +103,8 @@ export class Embedder {
   }
 
   /**
-   * One round: the pending nodes of a workspace written to lately, else a few of the whole backlog (oldest change
-   * first), embedded and stored. Whether there was anything to do.
+   * One round: the pending nodes of a workspace written to lately (newest change first), else a few of the whole
+   * backlog (oldest change first), embedded and stored. Whether there was anything to do.
    */
   private async round(): Promise<boolean> {
     const { repo, provider } = this.deps;

@@ -43,7 +43,7 @@ export class EmbeddingRepository {
     await this.graph.read('embeddings/await-index');
   }
 
-  /** Nodes to embed, oldest change first: of one workspace, or of all (null). */
+  /** Nodes to embed: of one workspace written to lately, newest change first; or of all (null), oldest change first. */
   pending(workspaceId: string | null, model: string, limit: number): Promise<PendingNode[]> {
     return workspaceId === null
       ? this.graph.read<PendingNode>('embeddings/pending', { model, limit })
