@@ -19,6 +19,8 @@ export interface EmbedderDeps {
   batch: number;
   /** How long an idle embedder waits before it looks again without being woken (default idleMs). */
   idleMs?: number;
+  /** How long this process must have written nothing before a request of passages goes out (default quietMs). */
+  quietMs?: number;
   /** Before the first round: the vector index made for the provider's dimension (retried like a round). */
   prepare(): Promise<void>;
 }
@@ -34,6 +36,13 @@ const nodesPerRound = 32;
  */
 const idleMs = 20_000;
 const backlogPerRound = 8;
+/**
+ * A request of passages waits until this process has written nothing for this long: the model takes a core for
+ * seconds, and a burst of writes goes first (they were measurably slower beside it, docs/retrieval.md). Writes that
+ * never stop hold it back at most quietAtMostMs a request, so that embeddings still move.
+ */
+const quietMs = 500;
+const quietAtMostMs = 30_000;
 
 /**
  * The background worker that keeps every live node's passages embedded from its current text: never in a write's
@@ -51,6 +60,10 @@ export class Embedder {
   private loop?: Promise<void>;
   private wakeUp?: () => void;
   private woken = false;
+  /** When this process last wrote to the graph, the embedder's own stores aside. */
+  private lastWriteAt = 0;
+  /** The embedder is telling the process that it stored passages: not a write to make way for. */
+  private signalling = false;
   /** Workspaces written to since their queue was last found empty: they go before the backlog. */
   private readonly dirty = new Set<string>();
   private readonly owner = randomUUID();
@@ -72,6 +85,7 @@ export class Embedder {
 
   /** A node of the workspace was written: embed that workspace's pending nodes next, now rather than at the next idle check. */
   wake(workspaceId?: string): void {
+    if (!this.signalling) this.lastWriteAt = Date.now();
     if (workspaceId) this.dirty.add(workspaceId);
     this.woken = true;
     this.wakeUp?.();
@@ -134,9 +148,30 @@ export class Embedder {
     }
     for (const [workspaceId, nodes] of byWorkspace) {
       await repo.store(workspaceId, provider.model, nodes);
-      await this.deps.graphChanged(workspaceId);
+      await this.signal(workspaceId);
     }
     return true;
+  }
+
+  /** Tells every process that the workspace's passages changed. Its listeners here are told at once (RequestGate.onGraphChanged). */
+  private async signal(workspaceId: string): Promise<void> {
+    this.signalling = true;
+    let signalled: Promise<void>;
+    try {
+      signalled = this.deps.graphChanged(workspaceId);
+    } finally {
+      this.signalling = false;
+    }
+    await signalled;
+  }
+
+  /** Until this process has written nothing for quietMs (at most quietAtMostMs), or the embedder stops. */
+  private async quiet(): Promise<void> {
+    const quietFor = this.deps.quietMs ?? quietMs;
+    const until = Date.now() + quietAtMostMs;
+    for (let still = Date.now() - this.lastWriteAt; still < quietFor && this.running && Date.now() < until; still = Date.now() - this.lastWriteAt) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(quietFor - still, until - Date.now())).unref());
+    }
   }
 
   /**
@@ -159,6 +194,7 @@ export class Embedder {
       }
     };
     for (let at = 0; at < texts.length; at += this.deps.batch) {
+      await this.quiet();
       if (!this.running) throw new Error('stopping');
       vectors.push(...(await this.deps.provider.embed(texts.slice(at, at + this.deps.batch), 'passage')));
       await this.holdLease();
