@@ -169,9 +169,8 @@ export class Embedder {
   private async quiet(): Promise<void> {
     const quietFor = this.deps.quietMs ?? quietMs;
     const until = Date.now() + quietAtMostMs;
-    for (let still = Date.now() - this.lastWriteAt; still < quietFor && this.running && Date.now() < until; still = Date.now() - this.lastWriteAt) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(quietFor - still, until - Date.now())).unref());
-    }
+    const waitFor = () => Math.min(this.lastWriteAt + quietFor, until) - Date.now();
+    while (this.running && waitFor() > 0) await new Promise((resolve) => setTimeout(resolve, waitFor()).unref());
   }
 
   /**

@@ -132,7 +132,8 @@ export class ContextQueryService {
     let frontier = body.depth > 0 ? seeds : [];
     for (let step = 1; ; step++) {
       const last = step >= body.depth || frontier.length === 0;
-      const params = { workspaceId, frontier, known: [...candidates.keys()], perNode: linksPerNode, last, playbookId };
+      // The candidates so far matter only to the last step's closure and marks.
+      const params = { workspaceId, frontier, known: last ? [...candidates.keys()] : [], perNode: linksPerNode, last, playbookId };
       const [expansion] = await this.deps.graph.read<Expansion>('retrieval/query-expand', params);
       const reached = admit(candidates, expansion.links, step, own);
       if (last) {
