@@ -59,8 +59,7 @@ const WARMUP = 20;
 const WRITE_CLIENTS = [1, 4];
 /**
  * Writes before the first write is measured, for this long: the queries warmed Neo4j's JIT for their statements,
- * not for a write's. With 20 writes only, Neo4j's CPU per write was still falling by a third over the segments that
- * followed, so the first one measured (embedding on) paid for it (docs/retrieval.md).
+ * not for a write's, and without it the first segment measured (embedding on) paid for the warm-up (docs/retrieval.md).
  */
 const WRITE_WARMUP_S = 60;
 /** Unmeasured writes after each start of an API process. */

@@ -38,9 +38,9 @@ const idleMs = 20_000;
 const backlogPerRound = 8;
 /**
  * A request of passages waits until this process has written nothing for this long: the model takes a core for
- * seconds, and writes beside it were a quarter slower even with the model at the lowest CPU priority (the two cores
- * share more than time: docs/retrieval.md). Writes that never stop hold it back at most quietAtMostMs a request, so
- * that embeddings still move: one request in about two minutes, a few seconds' slowdown.
+ * seconds, and writes beside it are slower even with the model at the lowest CPU priority (cores share more than
+ * time: docs/retrieval.md). Writes that never stop hold it back at most quietAtMostMs a request, so that embeddings
+ * still move.
  */
 const quietMs = 500;
 const quietAtMostMs = 120_000;
